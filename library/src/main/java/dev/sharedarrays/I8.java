@@ -1,0 +1,11 @@
+package dev.sharedarrays;
+
+/** Element type marker: 8-bit signed integer, numpy {@code '|i1'}. */
+public final class I8 extends DType<I8> {
+    /** The only instance. */
+    public static final I8 TYPE = new I8();
+
+    private I8() {
+        super(6, "I8", "|i1", 'i', 1);
+    }
+}

@@ -1,0 +1,178 @@
+package dev.sharedarrays;
+
+import dev.sharedarrays.internal.BackendSelection;
+import dev.sharedarrays.internal.Config;
+import dev.sharedarrays.internal.FdPassing;
+import dev.sharedarrays.internal.Segment;
+import dev.sharedarrays.internal.Segments;
+import dev.sharedarrays.internal.Sweeper;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Entry point: create and attach arrays, choose the backend, clean up after crashes.
+ *
+ * <pre>{@code
+ * try (SharedNDArray<F64> a = SharedArrays.create(F64.TYPE, 1000, 1000)) {
+ *     a.setDouble(0, 4.5);
+ *     String handle = a.handle().toString();          // give this to another process
+ * }
+ * // in the other process
+ * try (SharedNDArray<F64> b = SharedArrays.attach(ArrayHandle.parse(handle), F64.TYPE)) { ... }
+ * }</pre>
+ * All methods are thread-safe. Arguments must not be null.
+ */
+public final class SharedArrays {
+    private SharedArrays() {
+    }
+
+    /**
+     * Creates a zero-filled array with the process's backend and a generated name.
+     *
+     * @throws IllegalArgumentException if the shape has no or more than 8 dimensions, a dimension
+     *         below 1, or more than 1 TiB of data
+     * @throws InsufficientSpaceException if the memory cannot be reserved (nothing is left behind)
+     */
+    public static <T extends DType<T>> SharedNDArray<T> create(T dtype, long... shape) {
+        return create(dtype, shape, CreateOptions.defaults());
+    }
+
+    /**
+     * Creates a zero-filled array as {@code options} say.
+     *
+     * @throws SegmentExistsException if the name or file exists (it is not touched)
+     * @throws InsufficientSpaceException if the memory cannot be reserved (nothing is left behind)
+     * @throws NativeCallException if an OS call fails otherwise
+     */
+    public static <T extends DType<T>> SharedNDArray<T> create(T dtype, long[] shape, CreateOptions options) {
+        Backend backend;
+        if (options.file() != null) {
+            backend = Backend.FILE;
+        } else {
+            Backend env = Config.envBackend();
+            backend = env != null ? env : options.backend() != null ? options.backend() : BackendSelection.current();
+        }
+        Segment s = Segments.create(new Segments.Request(dtype, shape, backend, options.name(), options.file(), options.persistent()));
+        return new SharedNDArray<>(s, dtype);
+    }
+
+    /**
+     * {@link #create(DType, long[], CreateOptions)} for an element type known only at run time
+     * (read from a file or a command line); use {@link SharedNDArray#as} to type the result.
+     */
+    public static SharedNDArray<?> createAny(DType<?> dtype, long[] shape, CreateOptions options) {
+        return capture(dtype, shape, options);
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static SharedNDArray<?> capture(DType dtype, long[] shape, CreateOptions options) {
+        return create(dtype, shape, options);
+    }
+
+    /**
+     * Attaches the array a handle names, whatever its element type; see {@link SharedNDArray#as}.
+     *
+     * @throws SegmentNotFoundException if nothing is there
+     * @throws InvalidSegmentException if what is there is not a complete segment, or not the
+     *         array of the handle's id
+     */
+    public static SharedNDArray<?> attach(ArrayHandle handle) {
+        return wrap(Segments.attach(handle));
+    }
+
+    /** {@link #attach(ArrayHandle)} of {@link ArrayHandle#parse(String)}. */
+    public static SharedNDArray<?> attach(String handle) {
+        return attach(ArrayHandle.parse(handle));
+    }
+
+    /**
+     * Attaches an array that must hold {@code dtype}.
+     *
+     * @throws DTypeMismatchException if it holds another type (it is detached again)
+     */
+    public static <T extends DType<T>> SharedNDArray<T> attach(ArrayHandle handle, T dtype) {
+        SharedNDArray<?> a = attach(handle);
+        try {
+            return a.as(dtype);
+        } catch (DTypeMismatchException e) {
+            a.close();
+            throw e;
+        }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static SharedNDArray<?> wrap(Segment s) {
+        return new SharedNDArray(s, s.meta().dtype());
+    }
+
+    /**
+     * The backend new arrays get: {@code SHARED_ARRAYS_BACKEND} if set, else the one chosen by
+     * {@link #useBackend}, else auto-detection (shm if the shm directory has more than
+     * {@code SHARED_ARRAYS_SHM_MIN_FREE} bytes free, else memfd, else file).
+     */
+    public static Backend backend() {
+        return BackendSelection.current();
+    }
+
+    /** Chooses the backend for this process; {@code SHARED_ARRAYS_BACKEND} still wins. */
+    public static void useBackend(Backend backend) {
+        BackendSelection.choose(java.util.Objects.requireNonNull(backend, "backend"));
+    }
+
+    /** The shm directory: {@code SHARED_ARRAYS_DIR}, default /dev/shm. */
+    public static Path shmDirectory() {
+        return Config.shmDir();
+    }
+
+    /**
+     * Serves a memfd array's descriptor on a Unix domain socket: every process that calls
+     * {@link #receive(Path)} on that path gets the array. Close the server to stop serving.
+     */
+    public static HandleServer serve(SharedNDArray<?> array, Path socketPath) {
+        return new HandleServer(array, socketPath);
+    }
+
+    /**
+     * Connects to a {@link #serve} socket and attaches the array whose descriptor it sends
+     * (SCM_RIGHTS).
+     */
+    public static SharedNDArray<?> receive(Path socketPath) {
+        return wrap(FdPassing.receive(socketPath));
+    }
+
+    /**
+     * Describes every shared-arrays segment in the shm directory (and the default file
+     * directory): dtype, shape, creator, attached processes and their liveness.
+     */
+    public static List<SegmentInfo> list() {
+        return Sweeper.list();
+    }
+
+    /**
+     * Removes one of our segments by handle (shm or file), whoever is attached; attached
+     * processes keep their mappings until they close.
+     *
+     * @throws InvalidSegmentException if the file there is not a shared-arrays segment
+     * @throws SegmentNotFoundException if nothing is there
+     */
+    public static Path remove(ArrayHandle handle) {
+        return Sweeper.remove(handle);
+    }
+
+    /** Describes one array by handle. */
+    public static SegmentInfo inspect(ArrayHandle handle) {
+        return Sweeper.inspect(handle);
+    }
+
+    /**
+     * Removes segments whose creator and attached processes are all dead, and temporary files
+     * of creates that died. Persistent arrays, live segments and files that are not ours are
+     * never touched.
+     *
+     * @param dryRun list what would be removed without removing it
+     * @return the files removed (or that would be)
+     */
+    public static List<Path> sweep(boolean dryRun) {
+        return Sweeper.sweep(dryRun);
+    }
+}

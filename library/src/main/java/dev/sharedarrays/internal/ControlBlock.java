@@ -1,0 +1,211 @@
+package dev.sharedarrays.internal;
+
+import dev.sharedarrays.DType;
+import dev.sharedarrays.InvalidSegmentException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+import static dev.sharedarrays.internal.SegmentLayout.*;
+
+/**
+ * Reads, writes and validates the control block and header of a segment (see
+ * {@link SegmentLayout} for the bytes). Works on mapped memory and on heap copies alike.
+ */
+public final class ControlBlock {
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
+    private static final VarHandle LONG_VH = LONG.varHandle();
+    private static final VarHandle INT_VH = INT.varHandle();
+
+    private ControlBlock() {
+    }
+
+    /** Writes header and control fields; the ready word last, with release semantics. */
+    public static void initialize(MemorySegment header, MemorySegment control, SegmentMeta m) {
+        MemorySegment.copy(MemorySegment.ofArray(npyHeader(m.dtype().descr(), m.shape())), 0, header, 0, DATA_OFFSET);
+        control.set(LONG, MAGIC_OFFSET, MAGIC);
+        control.set(INT, VERSION_OFFSET, VERSION);
+        control.set(INT, DTYPE_OFFSET, m.dtype().code());
+        control.set(INT, NDIM_OFFSET, m.shape().length);
+        for (int i = 0; i < MAX_DIMS; i++) {
+            control.set(LONG, SHAPE_OFFSET + 8L * i, i < m.shape().length ? m.shape()[i] : 0);
+        }
+        control.set(LONG, DATA_OFFSET_OFFSET, DATA_OFFSET);
+        control.set(LONG, DATA_LENGTH_OFFSET, m.dataLength());
+        control.set(LONG, ID_OFFSET, m.id());
+        control.set(LONG, CREATOR_PID_OFFSET, m.creatorPid());
+        control.set(LONG, CREATOR_START_OFFSET, m.creatorStart());
+        control.set(LONG, CREATED_OFFSET, m.createdMillis());
+        control.set(LONG, FLAGS_OFFSET, m.flags());
+        control.set(INT, CRC_OFFSET, crc(control));
+        INT_VH.setRelease(control, READY_OFFSET, READY);
+    }
+
+    static int crc(MemorySegment control) {
+        byte[] covered = control.asSlice(0, CRC_COVERED).toArray(ValueLayout.JAVA_BYTE);
+        Arrays.fill(covered, (int) READY_OFFSET, (int) READY_OFFSET + 4, (byte) 0);
+        CRC32C c = new CRC32C();
+        c.update(covered);
+        return (int) c.getValue();
+    }
+
+    /** True if these bytes start like one of our control blocks (magic and version). */
+    public static boolean looksOurs(MemorySegment control) {
+        return control.byteSize() >= CONTROL_SIZE && control.get(LONG, MAGIC_OFFSET) == MAGIC;
+    }
+
+    /**
+     * Checks everything attach relies on and returns the segment's facts.
+     *
+     * @param header   the first 4096 bytes of the file
+     * @param control  the last 4096 bytes of the file
+     * @param fileSize the file's size
+     * @param where    the path or handle, for messages
+     * @throws InvalidSegmentException naming {@code where} and the first mismatch found
+     */
+    public static SegmentMeta validate(MemorySegment header, MemorySegment control, long fileSize, String where) {
+        checkFileSize(fileSize, where);
+        long magic = control.get(LONG, MAGIC_OFFSET);
+        if (magic != MAGIC) {
+            throw invalid(where, "no shared-arrays control block at offset " + (fileSize - CONTROL_SIZE)
+                    + " (magic 0x" + Long.toHexString(magic) + ", expected 0x" + Long.toHexString(MAGIC) + ")");
+        }
+        int version = control.get(INT, VERSION_OFFSET);
+        if (version != VERSION) {
+            throw invalid(where, "format version " + version + ", this library reads version " + VERSION);
+        }
+        int ready = (int) INT_VH.getAcquire(control, READY_OFFSET);
+        if (ready != READY) {
+            throw invalid(where, "segment is not ready (ready word 0x" + Integer.toHexString(ready)
+                    + "): its creator has not finished or died while creating it");
+        }
+        int storedCrc = control.get(INT, CRC_OFFSET);
+        int actualCrc = crc(control);
+        if (storedCrc != actualCrc) {
+            throw invalid(where, "control block checksum mismatch (stored 0x" + Integer.toHexString(storedCrc)
+                    + ", computed 0x" + Integer.toHexString(actualCrc) + "): the control block was overwritten");
+        }
+        int code = control.get(INT, DTYPE_OFFSET);
+        DType<?> dtype;
+        try {
+            dtype = DType.ofCode(code);
+        } catch (IllegalArgumentException e) {
+            throw invalid(where, e.getMessage());
+        }
+        int ndim = control.get(INT, NDIM_OFFSET);
+        if (ndim < 1 || ndim > MAX_DIMS) {
+            throw invalid(where, "ndim " + ndim + " is outside 1.." + MAX_DIMS);
+        }
+        long[] shape = new long[ndim];
+        for (int i = 0; i < MAX_DIMS; i++) {
+            long d = control.get(LONG, SHAPE_OFFSET + 8L * i);
+            if (i < ndim) {
+                if (d < 1) {
+                    throw invalid(where, "shape[" + i + "] is " + d + ", must be >= 1");
+                }
+                shape[i] = d;
+            } else if (d != 0) {
+                throw invalid(where, "shape[" + i + "] is " + d + " beyond ndim " + ndim);
+            }
+        }
+        long dataLength = dataLength(shape, dtype.itemSize());
+        if (dataLength < 0) {
+            throw invalid(where, "shape " + Arrays.toString(shape) + " of " + dtype + " overflows or exceeds 1 TiB");
+        }
+        long dataOffset = control.get(LONG, DATA_OFFSET_OFFSET);
+        if (dataOffset != DATA_OFFSET) {
+            throw invalid(where, "data offset " + dataOffset + ", expected " + DATA_OFFSET);
+        }
+        long storedLength = control.get(LONG, DATA_LENGTH_OFFSET);
+        if (storedLength != dataLength) {
+            throw invalid(where, "data length " + storedLength + " does not match shape " + Arrays.toString(shape)
+                    + " of " + dtype + " (" + dataLength + " bytes)");
+        }
+        if (fileSize(dataLength) != fileSize) {
+            throw invalid(where, "file is " + fileSize + " bytes, but shape " + Arrays.toString(shape) + " of " + dtype
+                    + " needs " + fileSize(dataLength));
+        }
+        byte[] expected = npyHeader(dtype.descr(), shape);
+        if (header.byteSize() < expected.length
+                || MemorySegment.mismatch(header, 0, expected.length, MemorySegment.ofArray(expected), 0, expected.length) != -1) {
+            throw invalid(where, ".npy header does not match the control block (expected "
+                    + dtype.descr() + " " + Arrays.toString(shape) + ")");
+        }
+        return new SegmentMeta(dtype, shape, dataLength, control.get(LONG, ID_OFFSET),
+                control.get(LONG, CREATOR_PID_OFFSET), control.get(LONG, CREATOR_START_OFFSET),
+                control.get(LONG, CREATED_OFFSET), control.get(LONG, FLAGS_OFFSET));
+    }
+
+    /**
+     * The checks that must pass before the file's last page may be read.
+     *
+     * @throws InvalidSegmentException if the file is too small or not whole pages
+     */
+    public static void checkFileSize(long fileSize, String where) {
+        long minSize = DATA_OFFSET + PAGE + CONTROL_SIZE;
+        if (fileSize < minSize) {
+            throw invalid(where, "file is " + fileSize + " bytes, smaller than the smallest segment (" + minSize + " bytes)");
+        }
+        if (fileSize % PAGE != 0) {
+            throw invalid(where, "file size " + fileSize + " is not a multiple of " + PAGE);
+        }
+    }
+
+    static InvalidSegmentException invalid(String where, String why) {
+        return new InvalidSegmentException("cannot attach " + where + ": " + why);
+    }
+
+    /** A process recorded in an attach slot. */
+    public record Slot(int index, long pid, long start) {
+    }
+
+    /**
+     * Records this process in a free attach slot (or one of a dead process) and returns its index.
+     *
+     * @throws dev.sharedarrays.SharedArrayException if all slots belong to live processes
+     */
+    public static int registerAttach(MemorySegment control, String where) {
+        long me = Proc.selfPid();
+        for (int pass = 0; pass < 2; pass++) {
+            for (int i = 0; i < ATTACH_SLOTS; i++) {
+                long off = ATTACH_SLOTS_OFFSET + (long) SLOT_SIZE * i;
+                long pid = (long) LONG_VH.getAcquire(control, off);
+                boolean free = pid == 0
+                        || (pass == 1 && !Proc.isAlive(pid, (long) LONG_VH.getAcquire(control, off + 8)));
+                if (free && LONG_VH.compareAndSet(control, off, pid, me)) {
+                    LONG_VH.setRelease(control, off + 8, Proc.selfStartTime());
+                    return i;
+                }
+            }
+        }
+        throw new dev.sharedarrays.SharedArrayException("cannot attach " + where + ": all " + ATTACH_SLOTS
+                + " attach slots are held by live processes; close some attachments first");
+    }
+
+    /** Clears slot index if it still holds this process. */
+    public static void releaseAttach(MemorySegment control, int index) {
+        long off = ATTACH_SLOTS_OFFSET + (long) SLOT_SIZE * index;
+        if ((long) LONG_VH.getAcquire(control, off) == Proc.selfPid()) {
+            LONG_VH.setRelease(control, off + 8, 0L);
+            LONG_VH.compareAndSet(control, off, Proc.selfPid(), 0L);
+        }
+    }
+
+    /** The occupied attach slots. */
+    public static List<Slot> attached(MemorySegment control) {
+        List<Slot> out = new ArrayList<>();
+        for (int i = 0; i < ATTACH_SLOTS; i++) {
+            long off = ATTACH_SLOTS_OFFSET + (long) SLOT_SIZE * i;
+            long pid = (long) LONG_VH.getAcquire(control, off);
+            if (pid != 0) {
+                out.add(new Slot(i, pid, (long) LONG_VH.getAcquire(control, off + 8)));
+            }
+        }
+        return out;
+    }
+}

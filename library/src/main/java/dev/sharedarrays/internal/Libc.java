@@ -1,0 +1,260 @@
+package dev.sharedarrays.internal;
+
+import dev.sharedarrays.NativeCallException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * The C library calls this project makes, as FFM downcalls. Every call that can fail captures
+ * errno and turns a failure into a {@link NativeCallException} naming the call, its subject
+ * and errno. Linux x86_64/aarch64 (LP64) only.
+ */
+public final class Libc {
+    public static final int O_RDONLY = 0;
+    public static final int O_RDWR = 2;
+    public static final int O_CREAT = 0100;
+    public static final int O_EXCL = 0200;
+    public static final int O_NONBLOCK = 04000;
+    public static final int O_NOFOLLOW = 0400000;
+    public static final int O_CLOEXEC = 02000000;
+
+    public static final int PROT_READ = 1;
+    public static final int PROT_WRITE = 2;
+    public static final int MAP_SHARED = 1;
+    public static final int MAP_ANONYMOUS = 0x20;
+    public static final int MS_SYNC = 4;
+    public static final int SEEK_END = 2;
+
+    public static final int MFD_CLOEXEC = 1;
+    public static final int MFD_ALLOW_SEALING = 2;
+    public static final int F_ADD_SEALS = 1033;
+    public static final int F_GET_SEALS = 1034;
+    public static final int F_SEAL_SEAL = 1;
+    public static final int F_SEAL_SHRINK = 2;
+    public static final int F_SEAL_GROW = 4;
+
+    public static final int ENOENT = 2;
+    public static final int EINTR = 4;
+    public static final int EAGAIN = 11;
+    public static final int ENOMEM = 12;
+    public static final int EACCES = 13;
+    public static final int EEXIST = 17;
+    public static final int ENOSPC = 28;
+    public static final int EFBIG = 27;
+    public static final int ELOOP = 40;
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final SymbolLookup LIBC = LINKER.defaultLookup();
+    private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+    private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
+    /** One errno buffer per thread, so that calls need no allocation. */
+    private static final ThreadLocal<MemorySegment> STATE =
+            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CAPTURE));
+
+    private static final MethodHandle OPEN = errnoCall("open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), 2);
+    private static final MethodHandle CLOSE = errnoCall("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT), -1);
+    private static final MethodHandle LSEEK = errnoCall("lseek", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT), -1);
+    private static final MethodHandle FTRUNCATE = errnoCall("ftruncate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG), -1);
+    private static final MethodHandle POSIX_FALLOCATE = plainCall("posix_fallocate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle MMAP = errnoCall("mmap", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG), -1);
+    private static final MethodHandle MUNMAP = errnoCall("munmap", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG), -1);
+    private static final MethodHandle MSYNC = errnoCall("msync", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), -1);
+    private static final MethodHandle UNLINK = errnoCall("unlink", FunctionDescriptor.of(JAVA_INT, ADDRESS), -1);
+    private static final MethodHandle LINK = errnoCall("link", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), -1);
+    private static final MethodHandle MEMFD_CREATE = errnoCall("memfd_create", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), -1);
+    private static final MethodHandle FCNTL = errnoCall("fcntl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), 2);
+    private static final MethodHandle STRERROR = plainCall("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+
+    private Libc() {
+    }
+
+    static MethodHandle errnoCall(String name, FunctionDescriptor fd, int firstVariadic) {
+        MemorySegment sym = LIBC.find(name).orElseThrow(() -> new UnsatisfiedLinkError("libc has no " + name));
+        return firstVariadic >= 0
+                ? LINKER.downcallHandle(sym, fd, CAPTURE_ERRNO, Linker.Option.firstVariadicArg(firstVariadic))
+                : LINKER.downcallHandle(sym, fd, CAPTURE_ERRNO);
+    }
+
+    static MethodHandle plainCall(String name, FunctionDescriptor fd) {
+        MemorySegment sym = LIBC.find(name).orElseThrow(() -> new UnsatisfiedLinkError("libc has no " + name));
+        return LINKER.downcallHandle(sym, fd);
+    }
+
+    /** The per-thread errno capture buffer to pass as the first argument of an errno call. */
+    static MemorySegment state() {
+        return STATE.get();
+    }
+
+    /** errno captured by the last errno call on this thread. */
+    public static int errno() {
+        return (int) ERRNO.get(STATE.get(), 0L);
+    }
+
+    /** The C library's text for an errno value, such as "No such file or directory". */
+    public static String strerror(int errno) {
+        try {
+            MemorySegment p = (MemorySegment) STRERROR.invokeExact(errno);
+            return p.reinterpret(256).getString(0);
+        } catch (Throwable t) {
+            return "errno " + errno;
+        }
+    }
+
+    /** An exception for a failed call: {@code open("/dev/shm/x") failed: errno 2 (No such file or directory)}. */
+    public static NativeCallException failure(String call, String subject, int errno) {
+        return new NativeCallException(call, errno, call + "(" + subject + ") failed: errno " + errno
+                + " (" + strerror(errno) + ")");
+    }
+
+    static RuntimeException rethrow(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            return r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new IllegalStateException(t);
+    }
+
+    /** open(2); returns the fd or -1 with {@link #errno()} set. */
+    public static int open(String path, int flags, int mode) {
+        try (Arena a = Arena.ofConfined()) {
+            return (int) OPEN.invokeExact(state(), a.allocateFrom(path), flags, mode);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static void close(int fd) {
+        try {
+            int r = (int) CLOSE.invokeExact(state(), fd);
+            if (r != 0 && errno() != EINTR) {
+                throw failure("close", "fd " + fd, errno());
+            }
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** Size of the file behind fd, by lseek(fd, 0, SEEK_END). */
+    public static long fileSize(int fd, String subject) {
+        try {
+            long r = (long) LSEEK.invokeExact(state(), fd, 0L, SEEK_END);
+            if (r < 0) {
+                throw failure("lseek", subject, errno());
+            }
+            return r;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static void ftruncate(int fd, long size, String subject) {
+        try {
+            int r = (int) FTRUNCATE.invokeExact(state(), fd, size);
+            if (r != 0) {
+                throw failure("ftruncate", subject + ", " + size + " bytes", errno());
+            }
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** posix_fallocate(3); returns 0 or the error number (it does not set errno). */
+    public static int posixFallocate(int fd, long offset, long length) {
+        try {
+            int r;
+            do {
+                r = (int) POSIX_FALLOCATE.invokeExact(fd, offset, length);
+            } while (r == EINTR);
+            return r;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** mmap(2) of a whole file (fd >= 0) or anonymous shared memory (fd == -1). */
+    public static long mmap(long size, int prot, int flags, int fd, long offset, String subject) {
+        try {
+            MemorySegment r = (MemorySegment) MMAP.invokeExact(state(), MemorySegment.NULL, size, prot, flags, fd, offset);
+            if (r.address() == -1L) {
+                throw failure("mmap", subject + ", " + size + " bytes", errno());
+            }
+            return r.address();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static void munmap(long address, long size) {
+        try {
+            int r = (int) MUNMAP.invokeExact(state(), MemorySegment.ofAddress(address), size);
+            if (r != 0) {
+                throw failure("munmap", "0x" + Long.toHexString(address) + ", " + size + " bytes", errno());
+            }
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static void msync(long address, long size, String subject) {
+        try {
+            int r = (int) MSYNC.invokeExact(state(), MemorySegment.ofAddress(address), size, MS_SYNC);
+            if (r != 0) {
+                throw failure("msync", subject, errno());
+            }
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** unlink(2); returns 0 or the errno. */
+    public static int unlink(String path) {
+        try (Arena a = Arena.ofConfined()) {
+            int r = (int) UNLINK.invokeExact(state(), a.allocateFrom(path));
+            return r == 0 ? 0 : errno();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** link(2); returns 0 or the errno. */
+    public static int link(String from, String to) {
+        try (Arena a = Arena.ofConfined()) {
+            int r = (int) LINK.invokeExact(state(), a.allocateFrom(from), a.allocateFrom(to));
+            return r == 0 ? 0 : errno();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** memfd_create(2); returns the fd or -1 with {@link #errno()} set. */
+    public static int memfdCreate(String name, int flags) {
+        try (Arena a = Arena.ofConfined()) {
+            return (int) MEMFD_CREATE.invokeExact(state(), a.allocateFrom(name), flags);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** fcntl(2) with an int argument; returns the result or -1 with {@link #errno()} set. */
+    public static int fcntl(int fd, int cmd, int arg) {
+        try {
+            return (int) FCNTL.invokeExact(state(), fd, cmd, arg);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package dev.sharedarrays.internal;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+
+/**
+ * Process identity and liveness. A process is (pid, start time), the start time being field 22
+ * of /proc/&lt;pid&gt;/stat (clock ticks after boot), so that a reused pid does not make a dead
+ * process look alive.
+ */
+public final class Proc {
+    private static final long SELF_PID = ProcessHandle.current().pid();
+    private static final long SELF_START = startTime(SELF_PID);
+
+    private Proc() {
+    }
+
+    public static long selfPid() {
+        return SELF_PID;
+    }
+
+    public static long selfStartTime() {
+        return SELF_START;
+    }
+
+    /**
+     * Start time of pid, 0 if there is no such process or it is a zombie (it has died and only
+     * waits to be reaped).
+     */
+    public static long startTime(long pid) {
+        if (pid <= 0 || pid > Integer.MAX_VALUE) {
+            return 0;
+        }
+        String stat;
+        try {
+            stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.ISO_8859_1);
+        } catch (NoSuchFileException e) {
+            return 0;
+        } catch (IOException e) {
+            return 0;
+        }
+        // comm (field 2) may contain spaces and ')': the fields after it start at the last ')'.
+        int close = stat.lastIndexOf(')');
+        if (close < 0) {
+            return 0;
+        }
+        String[] f = stat.substring(close + 2).split(" ");
+        // f[0] is field 3 (state), so field 22 is f[19]
+        if (f.length < 20) {
+            return 0;
+        }
+        char state = f[0].isEmpty() ? '?' : f[0].charAt(0);
+        if (state == 'Z' || state == 'X' || state == 'x') {
+            return 0;
+        }
+        try {
+            return Long.parseLong(f[19]);
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    /**
+     * True if process (pid, start) runs. A start of 0 means "not recorded yet": then pid alone
+     * decides.
+     */
+    public static boolean isAlive(long pid, long start) {
+        if (pid == SELF_PID && (start == 0 || start == SELF_START)) {
+            return true;
+        }
+        long actual = startTime(pid);
+        return actual != 0 && (start == 0 || actual == start);
+    }
+}

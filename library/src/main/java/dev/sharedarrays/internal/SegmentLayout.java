@@ -1,0 +1,143 @@
+package dev.sharedarrays.internal;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The one description of a segment's bytes. A segment is a valid .npy v1.0 file with a
+ * control block after the data:
+ *
+ * <pre>
+ * 0            "\x93NUMPY" 01 00, uint16 HEADER_LEN (= 4086), then the dict
+ *              {'descr': '&lt;f8', 'fortran_order': False, 'shape': (2, 3), }
+ *              padded with spaces to end in '\n' at byte 4095
+ * 4096         DATA: product(shape) * itemSize bytes, row-major, little-endian
+ * C            CONTROL (4096 bytes) at C = roundUp(4096 + dataLength, 4096) = fileSize - 4096
+ *
+ * CONTROL, offsets from C                          written
+ *   0  magic          u64  "SHARARR\0" (LE)        at create
+ *   8  version        u32  1                       at create
+ *  12  ready          u32  0x52454459 ("YDER")     last, release store
+ *  16  dtype code     u32  DType.code()            at create
+ *  20  ndim           u32  1..8                    at create
+ *  24  shape[8]       u64  unused entries 0        at create
+ *  88  data offset    u64  4096                    at create
+ *  96  data length    u64                          at create
+ * 104  array id       u64  random                  at create
+ * 112  creator pid    u64                          at create
+ * 120  creator start  u64  /proc/pid/stat field 22 at create
+ * 128  created        u64  epoch milliseconds      at create
+ * 136  flags          u64  bit 0 persistent, bits 8-15 backend ordinal
+ * 144  crc32c         u32  of bytes 0..143, ready read as 0
+ * 148  (reserved)     u32
+ * 152  op counter     u64                          mutable
+ * 160  lock words     128 bytes                    mutable
+ * 288  reader slots   32 x {pid u64, start u64}    mutable
+ * 800  attach slots   64 x {pid u64, start u64}    mutable
+ * 1824..4095 reserved, zero
+ * </pre>
+ * numpy reads only the header and the data, so the control block is invisible to it.
+ */
+public final class SegmentLayout {
+    public static final int PAGE = 4096;
+    public static final long DATA_OFFSET = PAGE;
+    public static final int CONTROL_SIZE = PAGE;
+    /** 1 TiB: the largest data an array may have. */
+    public static final long MAX_DATA_BYTES = 1L << 40;
+    public static final int MAX_DIMS = 8;
+
+    public static final long MAGIC = 0x00525241_52414853L; // "SHARARR\0" little-endian
+    public static final int VERSION = 1;
+    public static final int READY = 0x52454459;
+
+    public static final long MAGIC_OFFSET = 0;
+    public static final long VERSION_OFFSET = 8;
+    public static final long READY_OFFSET = 12;
+    public static final long DTYPE_OFFSET = 16;
+    public static final long NDIM_OFFSET = 20;
+    public static final long SHAPE_OFFSET = 24;
+    public static final long DATA_OFFSET_OFFSET = 88;
+    public static final long DATA_LENGTH_OFFSET = 96;
+    public static final long ID_OFFSET = 104;
+    public static final long CREATOR_PID_OFFSET = 112;
+    public static final long CREATOR_START_OFFSET = 120;
+    public static final long CREATED_OFFSET = 128;
+    public static final long FLAGS_OFFSET = 136;
+    public static final long CRC_OFFSET = 144;
+    public static final int CRC_COVERED = 144;
+    public static final long OP_COUNTER_OFFSET = 152;
+    public static final long LOCK_OFFSET = 160;
+    public static final int LOCK_SIZE = 128;
+    public static final long READER_SLOTS_OFFSET = 288;
+    public static final int READER_SLOTS = 32;
+    public static final long ATTACH_SLOTS_OFFSET = 800;
+    public static final int ATTACH_SLOTS = 64;
+    public static final int SLOT_SIZE = 16;
+
+    public static final long FLAG_PERSISTENT = 1;
+
+    private static final byte[] NPY_MAGIC = {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+
+    private SegmentLayout() {
+    }
+
+    /** Bytes of data for a shape, or -1 if it overflows or exceeds {@link #MAX_DATA_BYTES}. */
+    public static long dataLength(long[] shape, int itemSize) {
+        long n = itemSize;
+        for (long d : shape) {
+            if (d < 1) {
+                return -1;
+            }
+            try {
+                n = Math.multiplyExact(n, d);
+            } catch (ArithmeticException e) {
+                return -1;
+            }
+            if (n > MAX_DATA_BYTES) {
+                return -1;
+            }
+        }
+        return n;
+    }
+
+    /** Offset of the control block, also the length of header plus padded data. */
+    public static long controlOffset(long dataLength) {
+        return roundUp(DATA_OFFSET + dataLength);
+    }
+
+    /** Total file size for this much data. */
+    public static long fileSize(long dataLength) {
+        return controlOffset(dataLength) + CONTROL_SIZE;
+    }
+
+    static long roundUp(long n) {
+        return (n + PAGE - 1) & -PAGE;
+    }
+
+    /** The exact 4096 bytes of .npy header this segment starts with. */
+    public static byte[] npyHeader(String descr, long[] shape) {
+        StringBuilder dict = new StringBuilder("{'descr': '").append(descr)
+                .append("', 'fortran_order': False, 'shape': (");
+        for (int i = 0; i < shape.length; i++) {
+            dict.append(shape[i]);
+            if (shape.length == 1 || i < shape.length - 1) {
+                dict.append(',');
+            }
+            if (i < shape.length - 1) {
+                dict.append(' ');
+            }
+        }
+        dict.append("), }");
+        byte[] out = new byte[(int) DATA_OFFSET];
+        System.arraycopy(NPY_MAGIC, 0, out, 0, NPY_MAGIC.length);
+        int headerLen = (int) DATA_OFFSET - 10;
+        out[8] = (byte) headerLen;
+        out[9] = (byte) (headerLen >>> 8);
+        byte[] text = dict.toString().getBytes(StandardCharsets.US_ASCII);
+        System.arraycopy(text, 0, out, 10, text.length);
+        for (int i = 10 + text.length; i < out.length - 1; i++) {
+            out[i] = ' ';
+        }
+        out[out.length - 1] = '\n';
+        return out;
+    }
+}
