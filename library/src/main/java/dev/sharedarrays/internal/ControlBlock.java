@@ -157,7 +157,7 @@ public final class ControlBlock {
     }
 
     static InvalidSegmentException invalid(String where, String why) {
-        return new InvalidSegmentException("cannot attach " + where + ": " + why);
+        return new InvalidSegmentException(where + " is not a valid shared-arrays segment: " + why);
     }
 
     /** A process recorded in an attach slot. */

@@ -209,7 +209,11 @@ public final class Sweeper {
             default -> throw new IllegalArgumentException(h.backend().id()
                     + " arrays have no name to remove; they go when their last user closes them");
         };
-        read(p, null); // refuses foreign files
+        try {
+            read(p, null);
+        } catch (InvalidSegmentException e) {
+            throw new InvalidSegmentException("refusing to remove " + p + ": " + e.getMessage());
+        }
         int err = Libc.unlink(p.toString());
         if (err != 0) {
             throw Libc.failure("unlink", p.toString(), err);

@@ -1,0 +1,55 @@
+package dev.sharedarrays
+
+import dev.sharedarrays.testing.ChildJvm
+import dev.sharedarrays.testing.scratchDir
+import io.kotest.core.spec.style.FunSpec
+import io.kotest.matchers.shouldBe
+import java.io.File
+import java.util.concurrent.TimeUnit
+
+/**
+ * Plays a Docker container with a small /dev/shm: a 16 MiB tmpfs as SHARED_ARRAYS_DIR.
+ * Creating more than fits is a clear exception at create, nothing is left, the JVM lives, and
+ * auto-detection picks memfd.
+ */
+class SmallShmTest : FunSpec({
+    fun sh(vararg cmd: String): Pair<Int, String> {
+        val p = ProcessBuilder(*cmd).redirectErrorStream(true).start()
+        val out = p.inputStream.bufferedReader().readText()
+        p.waitFor(60, TimeUnit.SECONDS)
+        return p.exitValue() to out
+    }
+
+    test("a full shm directory fails at create with sizes and the fix; auto-detection picks memfd") {
+        val mnt = scratchDir("tmpfs")
+        val (rc, out) = sh("mount", "-t", "tmpfs", "-o", "size=16m,mode=0700", "tmpfs", mnt.absolutePath)
+        if (rc != 0) {
+            println("SKIPPED small-shm test: mounting a tmpfs is not permitted here: ${out.trim()}")
+            mnt.deleteRecursively()
+            return@test
+        }
+        try {
+            ChildJvm("try-create", (32L shl 20).toString(), env = mapOf("SHARED_ARRAYS_DIR" to mnt.absolutePath)).use { c ->
+                c.expectLine("BACKEND ") shouldBe "memfd"
+                c.expectLine("ERROR ") shouldBe "InsufficientSpaceException ${mnt.absolutePath} has 16.0 MiB free, " +
+                    "32.0 MiB requested; set SHARED_ARRAYS_BACKEND=memfd or enlarge ${mnt.absolutePath}"
+                c.expectLine("AUTO ") shouldBe "memfd"
+                c.waitForExit() shouldBe 0
+            }
+            File(mnt, ".").list()!!.toList() shouldBe emptyList()
+            File(".").listFiles { f -> f.name.startsWith("hs_err_pid") }!!.toList() shouldBe emptyList()
+
+            // space taken by someone else after the free-space check: posix_fallocate fails, not SIGBUS later
+            File(mnt, "ballast").outputStream().use { it.write(ByteArray(14 shl 20)) }
+            ChildJvm("try-create", (4L shl 20).toString(), env = mapOf("SHARED_ARRAYS_DIR" to mnt.absolutePath)).use { c ->
+                c.expectLine("ERROR ") shouldBe "InsufficientSpaceException ${mnt.absolutePath} has 2.0 MiB free, " +
+                    "4.0 MiB requested; set SHARED_ARRAYS_BACKEND=memfd or enlarge ${mnt.absolutePath}"
+                c.waitForExit() shouldBe 0
+            }
+            File(mnt, ".").list()!!.toList() shouldBe listOf("ballast")
+        } finally {
+            sh("umount", mnt.absolutePath)
+            mnt.deleteRecursively()
+        }
+    }
+})
