@@ -11,6 +11,9 @@ public final class Config {
     public static final String MIN_FREE_ENV = "SHARED_ARRAYS_SHM_MIN_FREE";
     public static final long DEFAULT_MIN_FREE = 64L << 20;
 
+    /** The environment of a process does not change, so a directory found once is kept. */
+    private static volatile Path shmDir;
+
     private Config() {
     }
 
@@ -21,12 +24,17 @@ public final class Config {
 
     /** The shm directory: {@code SHARED_ARRAYS_DIR}, default /dev/shm. */
     public static Path shmDir() {
+        Path cached = shmDir;
+        if (cached != null) {
+            return cached;
+        }
         String v = env(DIR_ENV);
         Path dir = Path.of(v == null ? "/dev/shm" : v);
         if (!Files.isDirectory(dir)) {
             throw new IllegalStateException((v == null ? "/dev/shm" : DIR_ENV + "=" + v) + " is not a directory; "
                     + (v == null ? "set " + DIR_ENV + " to a tmpfs directory" : "point it at an existing directory"));
         }
+        shmDir = dir;
         return dir;
     }
 

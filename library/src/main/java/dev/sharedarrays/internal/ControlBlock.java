@@ -130,9 +130,11 @@ public final class ControlBlock {
             throw invalid(where, "file is " + fileSize + " bytes, but shape " + Arrays.toString(shape) + " of " + dtype
                     + " needs " + fileSize(dataLength));
         }
-        byte[] expected = npyHeader(dtype.descr(), shape);
-        if (header.byteSize() < expected.length
-                || MemorySegment.mismatch(header, 0, expected.length, MemorySegment.ofArray(expected), 0, expected.length) != -1) {
+        byte[] prefix = npyPrefix(dtype.descr(), shape);
+        long end = DATA_OFFSET;
+        if (header.byteSize() < end
+                || MemorySegment.mismatch(header, 0, prefix.length, MemorySegment.ofArray(prefix), 0, prefix.length) != -1
+                || MemorySegment.mismatch(header, prefix.length, end, PADDING, prefix.length, end) != -1) {
             throw invalid(where, ".npy header does not match the control block (expected "
                     + dtype.descr() + " " + Arrays.toString(shape) + ")");
         }

@@ -8,6 +8,7 @@ import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 
@@ -63,19 +64,60 @@ public final class Libc {
     private static final ThreadLocal<MemorySegment> STATE =
             ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CAPTURE));
 
-    private static final MethodHandle OPEN = errnoCall("open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), 2);
-    private static final MethodHandle CLOSE = errnoCall("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT), -1);
-    private static final MethodHandle LSEEK = errnoCall("lseek", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT), -1);
-    private static final MethodHandle FTRUNCATE = errnoCall("ftruncate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG), -1);
-    private static final MethodHandle POSIX_FALLOCATE = plainCall("posix_fallocate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle MMAP = errnoCall("mmap", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG), -1);
-    private static final MethodHandle MUNMAP = errnoCall("munmap", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG), -1);
-    private static final MethodHandle MSYNC = errnoCall("msync", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), -1);
-    private static final MethodHandle UNLINK = errnoCall("unlink", FunctionDescriptor.of(JAVA_INT, ADDRESS), -1);
-    private static final MethodHandle LINK = errnoCall("link", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), -1);
-    private static final MethodHandle MEMFD_CREATE = errnoCall("memfd_create", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), -1);
-    private static final MethodHandle FCNTL = errnoCall("fcntl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), 2);
-    private static final MethodHandle STRERROR = plainCall("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+
+
+    // one holder class per call: a JVM links only the calls it makes (linking costs milliseconds at start-up)
+    private static final class Open {
+        static final MethodHandle H = errnoCall("open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), 2);
+    }
+
+    private static final class Close {
+        static final MethodHandle H = errnoCall("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT), -1);
+    }
+
+    private static final class Lseek {
+        static final MethodHandle H = errnoCall("lseek", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT), -1);
+    }
+
+    private static final class Ftruncate {
+        static final MethodHandle H = errnoCall("ftruncate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG), -1);
+    }
+
+    private static final class PosixFallocate {
+        static final MethodHandle H = plainCall("posix_fallocate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    }
+
+    private static final class Mmap {
+        static final MethodHandle H = errnoCall("mmap", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG), -1);
+    }
+
+    private static final class Munmap {
+        static final MethodHandle H = errnoCall("munmap", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG), -1);
+    }
+
+    private static final class Msync {
+        static final MethodHandle H = errnoCall("msync", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), -1);
+    }
+
+    private static final class Unlink {
+        static final MethodHandle H = errnoCall("unlink", FunctionDescriptor.of(JAVA_INT, ADDRESS), -1);
+    }
+
+    private static final class Link {
+        static final MethodHandle H = errnoCall("link", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), -1);
+    }
+
+    private static final class MemfdCreate {
+        static final MethodHandle H = errnoCall("memfd_create", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), -1);
+    }
+
+    private static final class Fcntl {
+        static final MethodHandle H = errnoCall("fcntl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), 2);
+    }
+
+    private static final class Strerror {
+        static final MethodHandle H = plainCall("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    }
 
     private Libc() {
     }
@@ -92,6 +134,30 @@ public final class Libc {
         return LINKER.downcallHandle(sym, fd);
     }
 
+    private static final int PATH_MAX = 4096;
+    private static final ThreadLocal<MemorySegment> PATHS =
+            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(2L * PATH_MAX));
+
+    /**
+     * A NUL-terminated copy of s in this thread's scratch buffer (slot 0 or 1), valid until the
+     * next call with the same slot on this thread.
+     */
+    static MemorySegment cString(String s, int slot) {
+        byte[] b = s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        if (b.length >= PATH_MAX) {
+            throw new IllegalArgumentException("path of " + b.length + " bytes is longer than PATH_MAX (" + PATH_MAX + "): " + s);
+        }
+        for (byte x : b) {
+            if (x == 0) {
+                throw new IllegalArgumentException("path contains a NUL character: " + s);
+            }
+        }
+        MemorySegment buf = PATHS.get().asSlice((long) slot * PATH_MAX, PATH_MAX);
+        MemorySegment.copy(b, 0, buf, ValueLayout.JAVA_BYTE, 0, b.length);
+        buf.set(ValueLayout.JAVA_BYTE, b.length, (byte) 0);
+        return buf;
+    }
+
     /** The per-thread errno capture buffer to pass as the first argument of an errno call. */
     static MemorySegment state() {
         return STATE.get();
@@ -105,7 +171,7 @@ public final class Libc {
     /** The C library's text for an errno value, such as "No such file or directory". */
     public static String strerror(int errno) {
         try {
-            MemorySegment p = (MemorySegment) STRERROR.invokeExact(errno);
+            MemorySegment p = (MemorySegment) Strerror.H.invokeExact(errno);
             return p.reinterpret(256).getString(0);
         } catch (Throwable t) {
             return "errno " + errno;
@@ -130,8 +196,8 @@ public final class Libc {
 
     /** open(2); returns the fd or -1 with {@link #errno()} set. */
     public static int open(String path, int flags, int mode) {
-        try (Arena a = Arena.ofConfined()) {
-            return (int) OPEN.invokeExact(state(), a.allocateFrom(path), flags, mode);
+        try {
+            return (int) Open.H.invokeExact(state(), cString(path, 0), flags, mode);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -139,7 +205,7 @@ public final class Libc {
 
     public static void close(int fd) {
         try {
-            int r = (int) CLOSE.invokeExact(state(), fd);
+            int r = (int) Close.H.invokeExact(state(), fd);
             if (r != 0 && errno() != EINTR) {
                 throw failure("close", "fd " + fd, errno());
             }
@@ -151,7 +217,7 @@ public final class Libc {
     /** Size of the file behind fd, by lseek(fd, 0, SEEK_END). */
     public static long fileSize(int fd, String subject) {
         try {
-            long r = (long) LSEEK.invokeExact(state(), fd, 0L, SEEK_END);
+            long r = (long) Lseek.H.invokeExact(state(), fd, 0L, SEEK_END);
             if (r < 0) {
                 throw failure("lseek", subject, errno());
             }
@@ -163,7 +229,7 @@ public final class Libc {
 
     public static void ftruncate(int fd, long size, String subject) {
         try {
-            int r = (int) FTRUNCATE.invokeExact(state(), fd, size);
+            int r = (int) Ftruncate.H.invokeExact(state(), fd, size);
             if (r != 0) {
                 throw failure("ftruncate", subject + ", " + size + " bytes", errno());
             }
@@ -177,7 +243,7 @@ public final class Libc {
         try {
             int r;
             do {
-                r = (int) POSIX_FALLOCATE.invokeExact(fd, offset, length);
+                r = (int) PosixFallocate.H.invokeExact(fd, offset, length);
             } while (r == EINTR);
             return r;
         } catch (Throwable t) {
@@ -188,7 +254,7 @@ public final class Libc {
     /** mmap(2) of a whole file (fd >= 0) or anonymous shared memory (fd == -1). */
     public static long mmap(long size, int prot, int flags, int fd, long offset, String subject) {
         try {
-            MemorySegment r = (MemorySegment) MMAP.invokeExact(state(), MemorySegment.NULL, size, prot, flags, fd, offset);
+            MemorySegment r = (MemorySegment) Mmap.H.invokeExact(state(), MemorySegment.NULL, size, prot, flags, fd, offset);
             if (r.address() == -1L) {
                 throw failure("mmap", subject + ", " + size + " bytes", errno());
             }
@@ -200,7 +266,7 @@ public final class Libc {
 
     public static void munmap(long address, long size) {
         try {
-            int r = (int) MUNMAP.invokeExact(state(), MemorySegment.ofAddress(address), size);
+            int r = (int) Munmap.H.invokeExact(state(), MemorySegment.ofAddress(address), size);
             if (r != 0) {
                 throw failure("munmap", "0x" + Long.toHexString(address) + ", " + size + " bytes", errno());
             }
@@ -211,7 +277,7 @@ public final class Libc {
 
     public static void msync(long address, long size, String subject) {
         try {
-            int r = (int) MSYNC.invokeExact(state(), MemorySegment.ofAddress(address), size, MS_SYNC);
+            int r = (int) Msync.H.invokeExact(state(), MemorySegment.ofAddress(address), size, MS_SYNC);
             if (r != 0) {
                 throw failure("msync", subject, errno());
             }
@@ -222,8 +288,8 @@ public final class Libc {
 
     /** unlink(2); returns 0 or the errno. */
     public static int unlink(String path) {
-        try (Arena a = Arena.ofConfined()) {
-            int r = (int) UNLINK.invokeExact(state(), a.allocateFrom(path));
+        try {
+            int r = (int) Unlink.H.invokeExact(state(), cString(path, 0));
             return r == 0 ? 0 : errno();
         } catch (Throwable t) {
             throw rethrow(t);
@@ -232,8 +298,8 @@ public final class Libc {
 
     /** link(2); returns 0 or the errno. */
     public static int link(String from, String to) {
-        try (Arena a = Arena.ofConfined()) {
-            int r = (int) LINK.invokeExact(state(), a.allocateFrom(from), a.allocateFrom(to));
+        try {
+            int r = (int) Link.H.invokeExact(state(), cString(from, 0), cString(to, 1));
             return r == 0 ? 0 : errno();
         } catch (Throwable t) {
             throw rethrow(t);
@@ -242,8 +308,8 @@ public final class Libc {
 
     /** memfd_create(2); returns the fd or -1 with {@link #errno()} set. */
     public static int memfdCreate(String name, int flags) {
-        try (Arena a = Arena.ofConfined()) {
-            return (int) MEMFD_CREATE.invokeExact(state(), a.allocateFrom(name), flags);
+        try {
+            return (int) MemfdCreate.H.invokeExact(state(), cString(name, 0), flags);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -252,7 +318,7 @@ public final class Libc {
     /** fcntl(2) with an int argument; returns the result or -1 with {@link #errno()} set. */
     public static int fcntl(int fd, int cmd, int arg) {
         try {
-            return (int) FCNTL.invokeExact(state(), fd, cmd, arg);
+            return (int) Fcntl.H.invokeExact(state(), fd, cmd, arg);
         } catch (Throwable t) {
             throw rethrow(t);
         }

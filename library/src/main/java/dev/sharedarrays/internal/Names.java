@@ -1,12 +1,9 @@
 package dev.sharedarrays.internal;
 
-import java.util.regex.Pattern;
-
 /** Rules for segment names in the shm directory. */
 public final class Names {
     /** Longest accepted name, in characters; below NAME_MAX (255) of every Linux file system. */
     public static final int MAX_LENGTH = 200;
-    private static final Pattern ALLOWED = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9._-]*");
 
     private Names() {
     }
@@ -28,9 +25,14 @@ public final class Names {
         if (name.contains("..")) {
             throw new IllegalArgumentException("array name '" + name + "' must not contain '..'");
         }
-        if (!ALLOWED.matcher(name).matches()) {
-            throw new IllegalArgumentException("array name '" + name
-                    + "' may use only letters, digits, '.', '_' and '-', and must not start with '.' or '-'");
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'
+                    || (i > 0 && (c == '.' || c == '-'));
+            if (!ok) {
+                throw new IllegalArgumentException("array name '" + name
+                        + "' may use only letters, digits, '.', '_' and '-', and must not start with '.' or '-'");
+            }
         }
         return name;
     }

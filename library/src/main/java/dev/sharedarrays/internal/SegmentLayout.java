@@ -1,5 +1,6 @@
 package dev.sharedarrays.internal;
 
+import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -113,8 +114,8 @@ public final class SegmentLayout {
         return (n + PAGE - 1) & -PAGE;
     }
 
-    /** The exact 4096 bytes of .npy header this segment starts with. */
-    public static byte[] npyHeader(String descr, long[] shape) {
+    /** Bytes 0 .. n of the header: magic, version, HEADER_LEN and the dict; spaces follow. */
+    public static byte[] npyPrefix(String descr, long[] shape) {
         StringBuilder dict = new StringBuilder("{'descr': '").append(descr)
                 .append("', 'fortran_order': False, 'shape': (");
         for (int i = 0; i < shape.length; i++) {
@@ -127,17 +128,31 @@ public final class SegmentLayout {
             }
         }
         dict.append("), }");
-        byte[] out = new byte[(int) DATA_OFFSET];
+        byte[] text = dict.toString().getBytes(StandardCharsets.US_ASCII);
+        byte[] out = new byte[10 + text.length];
         System.arraycopy(NPY_MAGIC, 0, out, 0, NPY_MAGIC.length);
         int headerLen = (int) DATA_OFFSET - 10;
         out[8] = (byte) headerLen;
         out[9] = (byte) (headerLen >>> 8);
-        byte[] text = dict.toString().getBytes(StandardCharsets.US_ASCII);
         System.arraycopy(text, 0, out, 10, text.length);
-        for (int i = 10 + text.length; i < out.length - 1; i++) {
-            out[i] = ' ';
-        }
-        out[out.length - 1] = '\n';
+        return out;
+    }
+
+    /** What follows the prefix: spaces up to the '\n' that ends the header at byte 4095. */
+    public static final MemorySegment PADDING;
+
+    static {
+        byte[] pad = new byte[(int) DATA_OFFSET];
+        java.util.Arrays.fill(pad, (byte) ' ');
+        pad[pad.length - 1] = '\n';
+        PADDING = MemorySegment.ofArray(pad).asReadOnly();
+    }
+
+    /** The exact 4096 bytes of .npy header this segment starts with. */
+    public static byte[] npyHeader(String descr, long[] shape) {
+        byte[] out = PADDING.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        byte[] prefix = npyPrefix(descr, shape);
+        System.arraycopy(prefix, 0, out, 0, prefix.length);
         return out;
     }
 }
