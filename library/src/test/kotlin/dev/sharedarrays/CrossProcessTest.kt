@@ -95,6 +95,22 @@ class CrossProcessTest : FunSpec({
         }
     }
 
+    test("at normal exit a process destroys the non-persistent arrays it created and keeps persistent ones") {
+        val shm = SharedArrays.shmDirectory()
+        ChildJvm("leak").use { child ->
+            val temporary = ArrayHandle.parse(child.expectLine("HANDLE "))
+            val persistent = ArrayHandle.parse(child.expectLine("HANDLE "))
+            child.waitForExit() shouldBe 0
+            try {
+                java.nio.file.Files.exists(shm.resolve(temporary.name())) shouldBe false
+                java.nio.file.Files.exists(shm.resolve(persistent.name())) shouldBe true
+                SharedArrays.inspect(persistent).persistent() shouldBe true
+            } finally {
+                SharedArrays.remove(persistent)
+            }
+        }
+    }
+
     test("receive from a socket nobody serves is a clear error") {
         val dir = scratchDir("nosock")
         try {

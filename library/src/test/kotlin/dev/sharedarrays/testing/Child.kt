@@ -17,6 +17,7 @@ import kotlin.system.exitProcess
  *     (and serve on socket), then on stdin `check <seed>` print `SEEN <checksum>`; `exit` ends
  *  - `attach-hold <handle>`: attach, print `ATTACHED`, then sleep
  *  - `cli <args>`: run the command line, print its output and `EXIT <status>`
+ *  - `leak`: create a non-persistent and a persistent shm array, print their handles, exit without closing
  *  - `hold <count> <n>`: create count shm arrays, print `HANDLE <h>` each, then sleep
  *  - `try-create <bytes>`: print `BACKEND <auto-detected>`, create an f64 shm array of about that size and print
  *     `CREATED` or `ERROR <class> <message>`
@@ -67,6 +68,14 @@ object Child {
             "cli" -> {
                 val code = dev.sharedarrays.internal.Cli.run(args.drop(1).toTypedArray(), System.out, System.out)
                 println("EXIT $code")
+            }
+            "leak" -> {
+                // created and never closed: the shutdown hook must remove them at exit
+                val a = SharedArrays.create(dev.sharedarrays.F64.TYPE, longArrayOf(100), CreateOptions.defaults().backend(Backend.SHM))
+                val p = SharedArrays.create(dev.sharedarrays.F64.TYPE, longArrayOf(100),
+                    CreateOptions.defaults().backend(Backend.SHM).persistent(true))
+                println("HANDLE ${a.handle()}")
+                println("HANDLE ${p.handle()}")
             }
             "hold" -> {
                 val held = (1..args[1].toInt()).map {

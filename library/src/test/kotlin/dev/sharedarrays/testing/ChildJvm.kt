@@ -87,10 +87,15 @@ class ChildJvm(vararg args: String, env: Map<String, String> = emptyMap()) : Aut
     }
 }
 
-/** A fresh path under the build directory, for sockets and files. */
-fun scratchDir(name: String): File {
+private val scratchBase: File by lazy {
     val base = File(System.getProperty("java.io.tmpdir"), "sa-test-" + ProcessHandle.current().pid())
-    val dir = File(base, name + "-" + System.nanoTime())
+    Runtime.getRuntime().addShutdownHook(Thread { base.deleteRecursively() })
+    base
+}
+
+/** A fresh directory under /tmp (short enough for Unix socket paths), removed when the test JVM exits. */
+fun scratchDir(name: String): File {
+    val dir = File(scratchBase, name + "-" + System.nanoTime())
     dir.mkdirs()
     return dir
 }
