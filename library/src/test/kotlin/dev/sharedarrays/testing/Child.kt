@@ -17,6 +17,7 @@ import kotlin.system.exitProcess
  *     (and serve on socket), then on stdin `check <seed>` print `SEEN <checksum>`; `exit` ends
  *  - `attach-hold <handle>`: attach, print `ATTACHED`, then sleep
  *  - `cli <args>`: run the command line, print its output and `EXIT <status>`
+ *  - `backend`: print `BACKEND <process default>` and `CREATED <backend of an array that asked for shm>`
  *  - `leak`: create a non-persistent and a persistent shm array, print their handles, exit without closing
  *  - `hold <count> <n>`: create count shm arrays, print `HANDLE <h>` each, then sleep
  *  - `try-create <bytes>`: print `BACKEND <auto-detected>`, create an f64 shm array of about that size and print
@@ -68,6 +69,11 @@ object Child {
             "cli" -> {
                 val code = dev.sharedarrays.internal.Cli.run(args.drop(1).toTypedArray(), System.out, System.out)
                 println("EXIT $code")
+            }
+            "backend" -> {
+                println("BACKEND ${SharedArrays.backend().id()}")
+                SharedArrays.create(dev.sharedarrays.F64.TYPE, longArrayOf(10), CreateOptions.defaults().backend(Backend.SHM))
+                    .use { println("CREATED ${it.backend().id()}") }
             }
             "leak" -> {
                 // created and never closed: the shutdown hook must remove them at exit
