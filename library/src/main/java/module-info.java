@@ -4,4 +4,6 @@
  */
 module dev.sharedarrays {
     exports dev.sharedarrays;
+    // SIMD loops when the JVM runs with --add-modules jdk.incubator.vector; scalar loops otherwise
+    requires static jdk.incubator.vector;
 }

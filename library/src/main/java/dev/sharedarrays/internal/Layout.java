@@ -1,0 +1,235 @@
+package dev.sharedarrays.internal;
+
+import java.util.Arrays;
+
+/**
+ * Where the elements of an array or view sit in its segment: an offset and a stride per axis,
+ * both in elements (strides may be negative after a reversed slice). Immutable.
+ */
+public record Layout(long offset, long[] shape, long[] strides) {
+
+    /** The row-major layout of a whole array. */
+    public static Layout contiguous(long[] shape) {
+        long[] strides = new long[shape.length];
+        long s = 1;
+        for (int i = shape.length - 1; i >= 0; i--) {
+            strides[i] = s;
+            s *= shape[i];
+        }
+        return new Layout(0, shape.clone(), strides);
+    }
+
+    public int ndim() {
+        return shape.length;
+    }
+
+    public long size() {
+        long n = 1;
+        for (long d : shape) {
+            n *= d;
+        }
+        return n;
+    }
+
+    /** True if the elements are row-major and adjacent (a dimension of 1 may have any stride). */
+    public boolean isContiguous() {
+        long expected = 1;
+        for (int i = shape.length - 1; i >= 0; i--) {
+            if (shape[i] != 1 && strides[i] != expected) {
+                return false;
+            }
+            expected *= shape[i];
+        }
+        return true;
+    }
+
+    /**
+     * Element offset of a full multi-index.
+     *
+     * @throws IndexOutOfBoundsException naming the index, the axis and the bound
+     */
+    public long offsetOf(long[] index) {
+        if (index.length != shape.length) {
+            throw new IndexOutOfBoundsException(index.length + " indices " + Arrays.toString(index) + " for an array of "
+                    + shape.length + " dimensions, shape " + Arrays.toString(shape));
+        }
+        long off = offset;
+        for (int i = 0; i < shape.length; i++) {
+            long k = index[i];
+            if (k < 0 || k >= shape[i]) {
+                throw new IndexOutOfBoundsException("index " + k + " is out of bounds for axis " + i + " with size " + shape[i]
+                        + " (shape " + Arrays.toString(shape) + ")");
+            }
+            off += k * strides[i];
+        }
+        return off;
+    }
+
+    /** Element offset of the flat row-major position (not checked). */
+    public long offsetOfFlat(long flat) {
+        long off = offset;
+        for (int i = shape.length - 1; i >= 0 && flat != 0; i--) {
+            long d = shape[i];
+            off += (flat % d) * strides[i];
+            flat /= d;
+        }
+        return off;
+    }
+
+    /**
+     * The view of elements start, start+step, ... before stop on one axis. Python rules:
+     * negative start/stop count from the end, out-of-range bounds are clipped, step != 0.
+     */
+    public Layout slice(int axis, long start, long stop, long step) {
+        checkAxis(axis);
+        if (step == 0) {
+            throw new IllegalArgumentException("slice step must not be 0 (axis " + axis + ")");
+        }
+        long d = shape[axis];
+        long lo;
+        long hi;
+        if (step > 0) {
+            lo = clip(start == Long.MIN_VALUE ? 0 : start, d, 0, d);
+            hi = clip(stop == Long.MAX_VALUE ? d : stop, d, 0, d);
+        } else {
+            lo = clip(start == Long.MIN_VALUE ? d - 1 : start, d, -1, d - 1);
+            hi = clip(stop == Long.MAX_VALUE ? -1 - d : stop, d, -1, d - 1);
+        }
+        long count = step > 0 ? (hi > lo ? (hi - lo + step - 1) / step : 0) : (lo > hi ? (lo - hi - step - 1) / -step : 0);
+        if (count == 0) {
+            throw new IllegalArgumentException("slice [" + str(start) + ":" + str(stop) + ":" + step + "] of axis " + axis
+                    + " (size " + d + ") selects no element; arrays have at least one element per axis");
+        }
+        long[] s = shape.clone();
+        long[] st = strides.clone();
+        s[axis] = count;
+        st[axis] = strides[axis] * step;
+        return new Layout(offset + lo * strides[axis], s, st);
+    }
+
+    private static String str(long bound) {
+        return bound == Long.MIN_VALUE || bound == Long.MAX_VALUE ? "" : Long.toString(bound);
+    }
+
+    private static long clip(long v, long d, long min, long max) {
+        if (v < 0) {
+            v += d;
+        }
+        return Math.max(min, Math.min(max, v));
+    }
+
+    /**
+     * The view with axis fixed at index (negative counts from the end), one dimension fewer.
+     *
+     * @throws IndexOutOfBoundsException if index is outside the axis
+     * @throws IllegalArgumentException if the array has one dimension (a view keeps at least one)
+     */
+    public Layout select(int axis, long index) {
+        checkAxis(axis);
+        long d = shape[axis];
+        long k = index < 0 ? index + d : index;
+        if (k < 0 || k >= d) {
+            throw new IndexOutOfBoundsException("index " + index + " is out of bounds for axis " + axis + " with size " + d);
+        }
+        if (shape.length == 1) {
+            throw new IllegalArgumentException("selecting an index of a 1-dimensional array leaves no axis; read the element instead");
+        }
+        long[] s = new long[shape.length - 1];
+        long[] st = new long[shape.length - 1];
+        for (int i = 0, j = 0; i < shape.length; i++) {
+            if (i != axis) {
+                s[j] = shape[i];
+                st[j++] = strides[i];
+            }
+        }
+        return new Layout(offset + k * strides[axis], s, st);
+    }
+
+    /** Axes permuted: axis i of the result is axis perm[i] of this. */
+    public Layout transpose(int[] perm) {
+        if (perm.length != shape.length) {
+            throw new IllegalArgumentException("transpose needs " + shape.length + " axes, got " + Arrays.toString(perm));
+        }
+        boolean[] seen = new boolean[shape.length];
+        long[] s = new long[shape.length];
+        long[] st = new long[shape.length];
+        for (int i = 0; i < perm.length; i++) {
+            int p = perm[i];
+            if (p < 0 || p >= shape.length || seen[p]) {
+                throw new IllegalArgumentException("transpose axes " + Arrays.toString(perm) + " are not a permutation of 0.." + (shape.length - 1));
+            }
+            seen[p] = true;
+            s[i] = shape[p];
+            st[i] = strides[p];
+        }
+        return new Layout(offset, s, st);
+    }
+
+    /** A contiguous layout with the same offset and a new shape of the same size. */
+    public Layout reshape(long[] newShape) {
+        Layout c = contiguous(newShape);
+        return new Layout(offset, c.shape, c.strides);
+    }
+
+    private void checkAxis(int axis) {
+        if (axis < 0 || axis >= shape.length) {
+            throw new IndexOutOfBoundsException("axis " + axis + " is out of bounds for an array of " + shape.length + " dimensions");
+        }
+    }
+
+    /** Lowest and highest element offset the layout touches. */
+    public long[] extent() {
+        long lo = offset;
+        long hi = offset;
+        for (int i = 0; i < shape.length; i++) {
+            long span = (shape[i] - 1) * strides[i];
+            if (span < 0) {
+                lo += span;
+            } else {
+                hi += span;
+            }
+        }
+        return new long[] {lo, hi};
+    }
+
+    /**
+     * The same elements in the same row-major order as few rows as possible: adjacent axes merge
+     * where the outer stride equals the inner stride times the inner size, and axes of size 1 go.
+     */
+    public Layout coalesce() {
+        int n = 0;
+        long[] s = new long[shape.length];
+        long[] st = new long[shape.length];
+        for (int i = 0; i < shape.length; i++) {
+            if (shape[i] == 1) {
+                continue;
+            }
+            if (n > 0 && st[n - 1] == strides[i] * shape[i]) {
+                s[n - 1] *= shape[i];
+                st[n - 1] = strides[i];
+            } else {
+                s[n] = shape[i];
+                st[n++] = strides[i];
+            }
+        }
+        if (n == 0) {
+            return new Layout(offset, new long[] {1}, new long[] {1});
+        }
+        return new Layout(offset, Arrays.copyOf(s, n), Arrays.copyOf(st, n));
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Layout l && l.offset == offset && Arrays.equals(l.shape, shape) && Arrays.equals(l.strides, strides);
+    }
+
+    @Override
+    public int hashCode() {
+        return Long.hashCode(offset) * 31 + Arrays.hashCode(shape) * 17 + Arrays.hashCode(strides);
+    }
+
+    @Override
+    public String toString() {
+        return "Layout(offset=" + offset + ", shape=" + Arrays.toString(shape) + ", strides=" + Arrays.toString(strides) + ")";
+    }
+}
