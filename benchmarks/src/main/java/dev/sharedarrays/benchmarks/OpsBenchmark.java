@@ -1,0 +1,184 @@
+package dev.sharedarrays.benchmarks;
+
+import dev.sharedarrays.Backend;
+import dev.sharedarrays.CreateOptions;
+import dev.sharedarrays.F64;
+import dev.sharedarrays.I32;
+import dev.sharedarrays.SharedArrays;
+import dev.sharedarrays.SharedNDArray;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The typed-array kernels against numpy on the same data: 64M-element f64 and i32 arrays, every
+ * other column of an 8192 x 8192 f64 array, and a plain copy of 512 MiB as the memory-bandwidth
+ * reference. numpy runs on the very same shared segments (and, for context, on heap copies).
+ * A program, not a test: {@code bin/bench ops [--runs 7]}.
+ */
+public final class OpsBenchmark {
+    private static final long N = 64L << 20;
+    private static final int SIDE = 8192;
+
+    private OpsBenchmark() {
+    }
+
+    interface Op {
+        void run();
+    }
+
+    public static void main(String[] args) throws Exception {
+        int runs = 7;
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--runs")) {
+                runs = Integer.parseInt(args[++i]);
+            } else {
+                System.err.println("usage: OpsBenchmark [--runs 7]");
+                System.exit(2);
+            }
+        }
+        boolean simd = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent();
+        System.out.printf(Locale.ROOT, "shared-arrays ops benchmark: %s %s, %d cores, SIMD loops %s, median of %d runs%n%n",
+                System.getProperty("java.vm.name"), Runtime.version(), Runtime.getRuntime().availableProcessors(),
+                simd ? "on (--add-modules jdk.incubator.vector)" : "off", runs);
+        CreateOptions shm = CreateOptions.defaults().backend(Backend.SHM);
+        List<SharedNDArray<?>> all = new ArrayList<>();
+        try {
+            SharedNDArray<F64> a = track(all, SharedArrays.create(F64.TYPE, new long[] {N}, shm));
+            SharedNDArray<F64> b = track(all, SharedArrays.create(F64.TYPE, new long[] {N}, shm));
+            SharedNDArray<I32> ia = track(all, SharedArrays.create(I32.TYPE, new long[] {N}, shm));
+            SharedNDArray<I32> ib = track(all, SharedArrays.create(I32.TYPE, new long[] {N}, shm));
+            SharedNDArray<F64> m = track(all, SharedArrays.create(F64.TYPE, new long[] {SIDE, SIDE}, shm));
+            SharedNDArray<F64> c = track(all, SharedArrays.create(F64.TYPE, new long[] {N}, shm));
+            SplittableRandom rnd = new SplittableRandom(42);
+            fill(a.data(), rnd, false);
+            fill(b.data(), rnd, false);
+            fill(ia.data(), rnd, true);
+            fill(ib.data(), rnd, true);
+            fill(m.data(), rnd, false);
+
+            Numpy np = numpy(runs, List.of(a, b, ia, ib, m, c));
+            SharedNDArray<F64> v = m.slice(1, 0, SIDE, 2);
+            double[] sink = new double[1];
+            String[][] rows = {
+                {"f64 a += b", "f64_iadd"}, {"f64 a *= 2.5", "f64_imul"}, {"f64 sum", "f64_sum"}, {"f64 min", "f64_min"},
+                {"f64 max", "f64_max"}, {"i32 a += b", "i32_iadd"}, {"i32 sum", "i32_sum"},
+                {"strided f64 (every other column of 8192x8192) sum", "strided_sum"},
+                {"strided f64 (every other column of 8192x8192) += 1.0", "strided_iadd"},
+                {"bulk copy of 512 MiB (bandwidth reference)", "copy"},
+            };
+            Op[] ops = {
+                () -> a.add(b),
+                () -> {
+                    a.mul(2.5);
+                    a.mul(0.4);
+                },
+                () -> sink[0] += a.sum(),
+                () -> sink[0] += a.minAsDouble(),
+                () -> sink[0] += a.maxAsDouble(),
+                () -> ia.add(ib),
+                () -> sink[0] += ia.sum(),
+                () -> sink[0] += v.sum(),
+                () -> v.add(1.0),
+                () -> c.copyFrom(a),
+            };
+            System.out.printf("%-56s %12s %12s %8s %14s%n", "operation (64M elements unless said)", "ours (ms)", "numpy (ms)", "ratio",
+                    "numpy heap (ms)");
+            double worst = 0;
+            for (int i = 0; i < ops.length; i++) {
+                double ours = median(ops[i], runs) / (i == 1 ? 2 : 1);
+                double theirs = np.shared(rows[i][1]);
+                double ratio = ours / theirs;
+                worst = Math.max(worst, ratio);
+                System.out.printf(Locale.ROOT, "%-56s %12.1f %12.1f %8.2f %14.1f%n", rows[i][0], ours, theirs, ratio, np.heap(rows[i][1]));
+            }
+            System.out.printf(Locale.ROOT, "%nworst ratio ours/numpy (same shared memory): %.2f; numpy %s%n", worst, np.version);
+            System.out.println("(numpy heap: numpy on its own heap copies, which may use transparent huge pages; shared memory cannot here)");
+            if (sink[0] == 42) {
+                System.out.println();
+            }
+        } finally {
+            all.forEach(SharedNDArray::close);
+        }
+    }
+
+    private static <T extends SharedNDArray<?>> T track(List<SharedNDArray<?>> all, T a) {
+        all.add(a);
+        return a;
+    }
+
+    private static void fill(MemorySegment s, SplittableRandom rnd, boolean ints) {
+        if (ints) {
+            for (long i = 0; i < s.byteSize() / 4; i++) {
+                s.setAtIndex(ValueLayout.JAVA_INT, i, rnd.nextInt(-1000, 1000));
+            }
+        } else {
+            for (long i = 0; i < s.byteSize() / 8; i++) {
+                s.setAtIndex(ValueLayout.JAVA_DOUBLE, i, rnd.nextDouble());
+            }
+        }
+    }
+
+    private static double median(Op op, int runs) {
+        for (int i = 0; i < 3; i++) {
+            op.run(); // warm-up: JIT and page tables
+        }
+        double[] t = new double[runs];
+        for (int i = 0; i < runs; i++) {
+            long t0 = System.nanoTime();
+            op.run();
+            t[i] = (System.nanoTime() - t0) / 1e6;
+        }
+        Arrays.sort(t);
+        return t[runs / 2];
+    }
+
+    private record Numpy(String json, String version) {
+        double shared(String key) {
+            return value("shared", key);
+        }
+
+        double heap(String key) {
+            return value("heap", key);
+        }
+
+        private double value(String part, String key) {
+            String section = json.substring(json.indexOf("\"" + part + "\""));
+            Matcher mm = Pattern.compile("\"" + key + "\": ([0-9.eE+-]+)").matcher(section);
+            if (!mm.find()) {
+                throw new IllegalStateException("no " + part + "." + key + " in " + json);
+            }
+            return Double.parseDouble(mm.group(1));
+        }
+    }
+
+    private static Numpy numpy(int runs, List<SharedNDArray<?>> arrays) throws IOException, InterruptedException {
+        Path script = null;
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null && script == null; dir = dir.getParent()) {
+            if (Files.exists(dir.resolve("benchmarks/python/ops_bench.py"))) {
+                script = dir.resolve("benchmarks/python/ops_bench.py");
+            }
+        }
+        if (script == null) {
+            throw new IllegalStateException("cannot find benchmarks/python/ops_bench.py above " + Path.of("").toAbsolutePath());
+        }
+        List<String> cmd = new ArrayList<>(List.of("python3", script.toString(), Integer.toString(runs)));
+        arrays.forEach(x -> cmd.add(x.path().orElseThrow().toString()));
+        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        String out = new String(p.getInputStream().readAllBytes()).trim();
+        if (p.waitFor() != 0) {
+            throw new IllegalStateException("python3 " + script + " failed: " + out);
+        }
+        Matcher v = Pattern.compile("\"numpy\": \"([^\"]*)\"").matcher(out);
+        return new Numpy(out, v.find() ? v.group(1) : "?");
+    }
+}
