@@ -194,6 +194,12 @@ for t in TYPES[:2]:
     for k in range(8):
         w(f"                    s{k} += s.get({lay}, o + {k * size});")
     w(f"                }}")
+    w(f"            }} else {{")
+    w(f"                // independent sums hide the latency of the adds")
+    w(f"                for (; j + 4 <= m; j += 4, o += 4 * stride) {{")
+    for k in range(4):
+        w(f"                    s{k} += s.get({lay}, o + {k} * stride);")
+    w(f"                }}")
     w(f"            }}")
     w(f"            for (; j < m; j++, o += stride) {{")
     w(f"                s0 += s.get({lay}, o);")

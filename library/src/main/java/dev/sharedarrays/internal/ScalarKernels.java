@@ -1315,6 +1315,14 @@ final class ScalarKernels {
                     s6 += s.get(JAVA_DOUBLE, o + 48);
                     s7 += s.get(JAVA_DOUBLE, o + 56);
                 }
+            } else {
+                // independent sums hide the latency of the adds
+                for (; j + 4 <= m; j += 4, o += 4 * stride) {
+                    s0 += s.get(JAVA_DOUBLE, o + 0 * stride);
+                    s1 += s.get(JAVA_DOUBLE, o + 1 * stride);
+                    s2 += s.get(JAVA_DOUBLE, o + 2 * stride);
+                    s3 += s.get(JAVA_DOUBLE, o + 3 * stride);
+                }
             }
             for (; j < m; j++, o += stride) {
                 s0 += s.get(JAVA_DOUBLE, o);
@@ -1347,6 +1355,14 @@ final class ScalarKernels {
                     s5 += s.get(JAVA_FLOAT, o + 20);
                     s6 += s.get(JAVA_FLOAT, o + 24);
                     s7 += s.get(JAVA_FLOAT, o + 28);
+                }
+            } else {
+                // independent sums hide the latency of the adds
+                for (; j + 4 <= m; j += 4, o += 4 * stride) {
+                    s0 += s.get(JAVA_FLOAT, o + 0 * stride);
+                    s1 += s.get(JAVA_FLOAT, o + 1 * stride);
+                    s2 += s.get(JAVA_FLOAT, o + 2 * stride);
+                    s3 += s.get(JAVA_FLOAT, o + 3 * stride);
                 }
             }
             for (; j < m; j++, o += stride) {
