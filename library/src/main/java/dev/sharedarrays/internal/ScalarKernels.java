@@ -131,9 +131,9 @@ final class ScalarKernels {
 
     private static void addF64(MemorySegment s, long off, long stride, long n, double v) {
         if (stride == 8) {
-            long end = off + n * 8;
-            for (long o = off; o < end; o += 8) {
-                s.set(JAVA_DOUBLE, o, s.get(JAVA_DOUBLE, o) + v);
+            long b = off / 8;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_DOUBLE, b + i, s.getAtIndex(JAVA_DOUBLE, b + i) + v);
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -144,9 +144,9 @@ final class ScalarKernels {
 
     private static void subF64(MemorySegment s, long off, long stride, long n, double v) {
         if (stride == 8) {
-            long end = off + n * 8;
-            for (long o = off; o < end; o += 8) {
-                s.set(JAVA_DOUBLE, o, s.get(JAVA_DOUBLE, o) - v);
+            long b = off / 8;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_DOUBLE, b + i, s.getAtIndex(JAVA_DOUBLE, b + i) - v);
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -157,9 +157,9 @@ final class ScalarKernels {
 
     private static void mulF64(MemorySegment s, long off, long stride, long n, double v) {
         if (stride == 8) {
-            long end = off + n * 8;
-            for (long o = off; o < end; o += 8) {
-                s.set(JAVA_DOUBLE, o, s.get(JAVA_DOUBLE, o) * v);
+            long b = off / 8;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_DOUBLE, b + i, s.getAtIndex(JAVA_DOUBLE, b + i) * v);
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -170,9 +170,9 @@ final class ScalarKernels {
 
     private static void divF64(MemorySegment s, long off, long stride, long n, double v) {
         if (stride == 8) {
-            long end = off + n * 8;
-            for (long o = off; o < end; o += 8) {
-                s.set(JAVA_DOUBLE, o, s.get(JAVA_DOUBLE, o) / v);
+            long b = off / 8;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_DOUBLE, b + i, s.getAtIndex(JAVA_DOUBLE, b + i) / v);
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -183,9 +183,9 @@ final class ScalarKernels {
 
     private static void addF32(MemorySegment s, long off, long stride, long n, float v) {
         if (stride == 4) {
-            long end = off + n * 4;
-            for (long o = off; o < end; o += 4) {
-                s.set(JAVA_FLOAT, o, (float) (s.get(JAVA_FLOAT, o) + v));
+            long b = off / 4;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_FLOAT, b + i, (float) (s.getAtIndex(JAVA_FLOAT, b + i) + v));
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -196,9 +196,9 @@ final class ScalarKernels {
 
     private static void subF32(MemorySegment s, long off, long stride, long n, float v) {
         if (stride == 4) {
-            long end = off + n * 4;
-            for (long o = off; o < end; o += 4) {
-                s.set(JAVA_FLOAT, o, (float) (s.get(JAVA_FLOAT, o) - v));
+            long b = off / 4;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_FLOAT, b + i, (float) (s.getAtIndex(JAVA_FLOAT, b + i) - v));
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -209,9 +209,9 @@ final class ScalarKernels {
 
     private static void mulF32(MemorySegment s, long off, long stride, long n, float v) {
         if (stride == 4) {
-            long end = off + n * 4;
-            for (long o = off; o < end; o += 4) {
-                s.set(JAVA_FLOAT, o, (float) (s.get(JAVA_FLOAT, o) * v));
+            long b = off / 4;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_FLOAT, b + i, (float) (s.getAtIndex(JAVA_FLOAT, b + i) * v));
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -222,9 +222,9 @@ final class ScalarKernels {
 
     private static void divF32(MemorySegment s, long off, long stride, long n, float v) {
         if (stride == 4) {
-            long end = off + n * 4;
-            for (long o = off; o < end; o += 4) {
-                s.set(JAVA_FLOAT, o, (float) (s.get(JAVA_FLOAT, o) / v));
+            long b = off / 4;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_FLOAT, b + i, (float) (s.getAtIndex(JAVA_FLOAT, b + i) / v));
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -235,9 +235,9 @@ final class ScalarKernels {
 
     private static void addI64(MemorySegment s, long off, long stride, long n, long v) {
         if (stride == 8) {
-            long end = off + n * 8;
-            for (long o = off; o < end; o += 8) {
-                s.set(JAVA_LONG, o, s.get(JAVA_LONG, o) + v);
+            long b = off / 8;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_LONG, b + i, s.getAtIndex(JAVA_LONG, b + i) + v);
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -248,9 +248,9 @@ final class ScalarKernels {
 
     private static void subI64(MemorySegment s, long off, long stride, long n, long v) {
         if (stride == 8) {
-            long end = off + n * 8;
-            for (long o = off; o < end; o += 8) {
-                s.set(JAVA_LONG, o, s.get(JAVA_LONG, o) - v);
+            long b = off / 8;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_LONG, b + i, s.getAtIndex(JAVA_LONG, b + i) - v);
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -261,9 +261,9 @@ final class ScalarKernels {
 
     private static void mulI64(MemorySegment s, long off, long stride, long n, long v) {
         if (stride == 8) {
-            long end = off + n * 8;
-            for (long o = off; o < end; o += 8) {
-                s.set(JAVA_LONG, o, s.get(JAVA_LONG, o) * v);
+            long b = off / 8;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_LONG, b + i, s.getAtIndex(JAVA_LONG, b + i) * v);
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -274,9 +274,9 @@ final class ScalarKernels {
 
     private static void divI64(MemorySegment s, long off, long stride, long n, long v) {
         if (stride == 8) {
-            long end = off + n * 8;
-            for (long o = off; o < end; o += 8) {
-                s.set(JAVA_LONG, o, (long) Math.floorDiv(s.get(JAVA_LONG, o), v));
+            long b = off / 8;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_LONG, b + i, (long) Math.floorDiv(s.getAtIndex(JAVA_LONG, b + i), v));
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -287,9 +287,9 @@ final class ScalarKernels {
 
     private static void addI32(MemorySegment s, long off, long stride, long n, int v) {
         if (stride == 4) {
-            long end = off + n * 4;
-            for (long o = off; o < end; o += 4) {
-                s.set(JAVA_INT, o, s.get(JAVA_INT, o) + v);
+            long b = off / 4;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_INT, b + i, s.getAtIndex(JAVA_INT, b + i) + v);
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -300,9 +300,9 @@ final class ScalarKernels {
 
     private static void subI32(MemorySegment s, long off, long stride, long n, int v) {
         if (stride == 4) {
-            long end = off + n * 4;
-            for (long o = off; o < end; o += 4) {
-                s.set(JAVA_INT, o, s.get(JAVA_INT, o) - v);
+            long b = off / 4;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_INT, b + i, s.getAtIndex(JAVA_INT, b + i) - v);
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -313,9 +313,9 @@ final class ScalarKernels {
 
     private static void mulI32(MemorySegment s, long off, long stride, long n, int v) {
         if (stride == 4) {
-            long end = off + n * 4;
-            for (long o = off; o < end; o += 4) {
-                s.set(JAVA_INT, o, s.get(JAVA_INT, o) * v);
+            long b = off / 4;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_INT, b + i, s.getAtIndex(JAVA_INT, b + i) * v);
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -326,9 +326,9 @@ final class ScalarKernels {
 
     private static void divI32(MemorySegment s, long off, long stride, long n, long v) {
         if (stride == 4) {
-            long end = off + n * 4;
-            for (long o = off; o < end; o += 4) {
-                s.set(JAVA_INT, o, (int) Math.floorDiv((long) s.get(JAVA_INT, o), v));
+            long b = off / 4;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_INT, b + i, (int) Math.floorDiv((long) s.getAtIndex(JAVA_INT, b + i), v));
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -339,9 +339,9 @@ final class ScalarKernels {
 
     private static void addI16(MemorySegment s, long off, long stride, long n, int v) {
         if (stride == 2) {
-            long end = off + n * 2;
-            for (long o = off; o < end; o += 2) {
-                s.set(JAVA_SHORT, o, (short) (s.get(JAVA_SHORT, o) + v));
+            long b = off / 2;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_SHORT, b + i, (short) (s.getAtIndex(JAVA_SHORT, b + i) + v));
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -352,9 +352,9 @@ final class ScalarKernels {
 
     private static void subI16(MemorySegment s, long off, long stride, long n, int v) {
         if (stride == 2) {
-            long end = off + n * 2;
-            for (long o = off; o < end; o += 2) {
-                s.set(JAVA_SHORT, o, (short) (s.get(JAVA_SHORT, o) - v));
+            long b = off / 2;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_SHORT, b + i, (short) (s.getAtIndex(JAVA_SHORT, b + i) - v));
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -365,9 +365,9 @@ final class ScalarKernels {
 
     private static void mulI16(MemorySegment s, long off, long stride, long n, int v) {
         if (stride == 2) {
-            long end = off + n * 2;
-            for (long o = off; o < end; o += 2) {
-                s.set(JAVA_SHORT, o, (short) (s.get(JAVA_SHORT, o) * v));
+            long b = off / 2;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_SHORT, b + i, (short) (s.getAtIndex(JAVA_SHORT, b + i) * v));
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -378,9 +378,9 @@ final class ScalarKernels {
 
     private static void divI16(MemorySegment s, long off, long stride, long n, long v) {
         if (stride == 2) {
-            long end = off + n * 2;
-            for (long o = off; o < end; o += 2) {
-                s.set(JAVA_SHORT, o, (short) Math.floorDiv((long) s.get(JAVA_SHORT, o), v));
+            long b = off / 2;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_SHORT, b + i, (short) Math.floorDiv((long) s.getAtIndex(JAVA_SHORT, b + i), v));
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -391,9 +391,9 @@ final class ScalarKernels {
 
     private static void addI8(MemorySegment s, long off, long stride, long n, int v) {
         if (stride == 1) {
-            long end = off + n * 1;
-            for (long o = off; o < end; o += 1) {
-                s.set(JAVA_BYTE, o, (byte) (s.get(JAVA_BYTE, o) + v));
+            long b = off / 1;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_BYTE, b + i, (byte) (s.getAtIndex(JAVA_BYTE, b + i) + v));
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -404,9 +404,9 @@ final class ScalarKernels {
 
     private static void subI8(MemorySegment s, long off, long stride, long n, int v) {
         if (stride == 1) {
-            long end = off + n * 1;
-            for (long o = off; o < end; o += 1) {
-                s.set(JAVA_BYTE, o, (byte) (s.get(JAVA_BYTE, o) - v));
+            long b = off / 1;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_BYTE, b + i, (byte) (s.getAtIndex(JAVA_BYTE, b + i) - v));
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -417,9 +417,9 @@ final class ScalarKernels {
 
     private static void mulI8(MemorySegment s, long off, long stride, long n, int v) {
         if (stride == 1) {
-            long end = off + n * 1;
-            for (long o = off; o < end; o += 1) {
-                s.set(JAVA_BYTE, o, (byte) (s.get(JAVA_BYTE, o) * v));
+            long b = off / 1;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_BYTE, b + i, (byte) (s.getAtIndex(JAVA_BYTE, b + i) * v));
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -430,9 +430,9 @@ final class ScalarKernels {
 
     private static void divI8(MemorySegment s, long off, long stride, long n, long v) {
         if (stride == 1) {
-            long end = off + n * 1;
-            for (long o = off; o < end; o += 1) {
-                s.set(JAVA_BYTE, o, (byte) Math.floorDiv((long) s.get(JAVA_BYTE, o), v));
+            long b = off / 1;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_BYTE, b + i, (byte) Math.floorDiv((long) s.getAtIndex(JAVA_BYTE, b + i), v));
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -443,9 +443,9 @@ final class ScalarKernels {
 
     private static void addU64(MemorySegment s, long off, long stride, long n, long v) {
         if (stride == 8) {
-            long end = off + n * 8;
-            for (long o = off; o < end; o += 8) {
-                s.set(JAVA_LONG, o, s.get(JAVA_LONG, o) + v);
+            long b = off / 8;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_LONG, b + i, s.getAtIndex(JAVA_LONG, b + i) + v);
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -456,9 +456,9 @@ final class ScalarKernels {
 
     private static void subU64(MemorySegment s, long off, long stride, long n, long v) {
         if (stride == 8) {
-            long end = off + n * 8;
-            for (long o = off; o < end; o += 8) {
-                s.set(JAVA_LONG, o, s.get(JAVA_LONG, o) - v);
+            long b = off / 8;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_LONG, b + i, s.getAtIndex(JAVA_LONG, b + i) - v);
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -469,9 +469,9 @@ final class ScalarKernels {
 
     private static void mulU64(MemorySegment s, long off, long stride, long n, long v) {
         if (stride == 8) {
-            long end = off + n * 8;
-            for (long o = off; o < end; o += 8) {
-                s.set(JAVA_LONG, o, s.get(JAVA_LONG, o) * v);
+            long b = off / 8;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_LONG, b + i, s.getAtIndex(JAVA_LONG, b + i) * v);
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -482,9 +482,9 @@ final class ScalarKernels {
 
     private static void divU64(MemorySegment s, long off, long stride, long n, long v) {
         if (stride == 8) {
-            long end = off + n * 8;
-            for (long o = off; o < end; o += 8) {
-                s.set(JAVA_LONG, o, Long.divideUnsigned(s.get(JAVA_LONG, o), v));
+            long b = off / 8;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_LONG, b + i, Long.divideUnsigned(s.getAtIndex(JAVA_LONG, b + i), v));
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -495,9 +495,9 @@ final class ScalarKernels {
 
     private static void addU32(MemorySegment s, long off, long stride, long n, int v) {
         if (stride == 4) {
-            long end = off + n * 4;
-            for (long o = off; o < end; o += 4) {
-                s.set(JAVA_INT, o, s.get(JAVA_INT, o) + v);
+            long b = off / 4;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_INT, b + i, s.getAtIndex(JAVA_INT, b + i) + v);
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -508,9 +508,9 @@ final class ScalarKernels {
 
     private static void subU32(MemorySegment s, long off, long stride, long n, int v) {
         if (stride == 4) {
-            long end = off + n * 4;
-            for (long o = off; o < end; o += 4) {
-                s.set(JAVA_INT, o, s.get(JAVA_INT, o) - v);
+            long b = off / 4;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_INT, b + i, s.getAtIndex(JAVA_INT, b + i) - v);
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -521,9 +521,9 @@ final class ScalarKernels {
 
     private static void mulU32(MemorySegment s, long off, long stride, long n, int v) {
         if (stride == 4) {
-            long end = off + n * 4;
-            for (long o = off; o < end; o += 4) {
-                s.set(JAVA_INT, o, s.get(JAVA_INT, o) * v);
+            long b = off / 4;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_INT, b + i, s.getAtIndex(JAVA_INT, b + i) * v);
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -534,9 +534,9 @@ final class ScalarKernels {
 
     private static void divU32(MemorySegment s, long off, long stride, long n, long v) {
         if (stride == 4) {
-            long end = off + n * 4;
-            for (long o = off; o < end; o += 4) {
-                s.set(JAVA_INT, o, (int) (Integer.toUnsignedLong(s.get(JAVA_INT, o)) / v));
+            long b = off / 4;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_INT, b + i, (int) (Integer.toUnsignedLong(s.getAtIndex(JAVA_INT, b + i)) / v));
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -547,9 +547,9 @@ final class ScalarKernels {
 
     private static void addU16(MemorySegment s, long off, long stride, long n, int v) {
         if (stride == 2) {
-            long end = off + n * 2;
-            for (long o = off; o < end; o += 2) {
-                s.set(JAVA_SHORT, o, (short) (s.get(JAVA_SHORT, o) + v));
+            long b = off / 2;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_SHORT, b + i, (short) (s.getAtIndex(JAVA_SHORT, b + i) + v));
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -560,9 +560,9 @@ final class ScalarKernels {
 
     private static void subU16(MemorySegment s, long off, long stride, long n, int v) {
         if (stride == 2) {
-            long end = off + n * 2;
-            for (long o = off; o < end; o += 2) {
-                s.set(JAVA_SHORT, o, (short) (s.get(JAVA_SHORT, o) - v));
+            long b = off / 2;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_SHORT, b + i, (short) (s.getAtIndex(JAVA_SHORT, b + i) - v));
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -573,9 +573,9 @@ final class ScalarKernels {
 
     private static void mulU16(MemorySegment s, long off, long stride, long n, int v) {
         if (stride == 2) {
-            long end = off + n * 2;
-            for (long o = off; o < end; o += 2) {
-                s.set(JAVA_SHORT, o, (short) (s.get(JAVA_SHORT, o) * v));
+            long b = off / 2;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_SHORT, b + i, (short) (s.getAtIndex(JAVA_SHORT, b + i) * v));
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -586,9 +586,9 @@ final class ScalarKernels {
 
     private static void divU16(MemorySegment s, long off, long stride, long n, long v) {
         if (stride == 2) {
-            long end = off + n * 2;
-            for (long o = off; o < end; o += 2) {
-                s.set(JAVA_SHORT, o, (short) ((long) Short.toUnsignedInt(s.get(JAVA_SHORT, o)) / v));
+            long b = off / 2;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_SHORT, b + i, (short) ((long) Short.toUnsignedInt(s.getAtIndex(JAVA_SHORT, b + i)) / v));
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -599,9 +599,9 @@ final class ScalarKernels {
 
     private static void addU8(MemorySegment s, long off, long stride, long n, int v) {
         if (stride == 1) {
-            long end = off + n * 1;
-            for (long o = off; o < end; o += 1) {
-                s.set(JAVA_BYTE, o, (byte) (s.get(JAVA_BYTE, o) + v));
+            long b = off / 1;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_BYTE, b + i, (byte) (s.getAtIndex(JAVA_BYTE, b + i) + v));
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -612,9 +612,9 @@ final class ScalarKernels {
 
     private static void subU8(MemorySegment s, long off, long stride, long n, int v) {
         if (stride == 1) {
-            long end = off + n * 1;
-            for (long o = off; o < end; o += 1) {
-                s.set(JAVA_BYTE, o, (byte) (s.get(JAVA_BYTE, o) - v));
+            long b = off / 1;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_BYTE, b + i, (byte) (s.getAtIndex(JAVA_BYTE, b + i) - v));
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -625,9 +625,9 @@ final class ScalarKernels {
 
     private static void mulU8(MemorySegment s, long off, long stride, long n, int v) {
         if (stride == 1) {
-            long end = off + n * 1;
-            for (long o = off; o < end; o += 1) {
-                s.set(JAVA_BYTE, o, (byte) (s.get(JAVA_BYTE, o) * v));
+            long b = off / 1;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_BYTE, b + i, (byte) (s.getAtIndex(JAVA_BYTE, b + i) * v));
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -638,9 +638,9 @@ final class ScalarKernels {
 
     private static void divU8(MemorySegment s, long off, long stride, long n, long v) {
         if (stride == 1) {
-            long end = off + n * 1;
-            for (long o = off; o < end; o += 1) {
-                s.set(JAVA_BYTE, o, (byte) ((long) Byte.toUnsignedInt(s.get(JAVA_BYTE, o)) / v));
+            long b = off / 1;
+            for (long i = 0; i < n; i++) {
+                s.setAtIndex(JAVA_BYTE, b + i, (byte) ((long) Byte.toUnsignedInt(s.getAtIndex(JAVA_BYTE, b + i)) / v));
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -708,8 +708,10 @@ final class ScalarKernels {
 
     private static void addF64(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 8 && bs == 8) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 8, y += 8) {
-                a.set(JAVA_DOUBLE, x, a.get(JAVA_DOUBLE, x) + b.get(JAVA_DOUBLE, y));
+            long xa = ao / 8;
+            long yb = bo / 8;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_DOUBLE, xa + i, a.getAtIndex(JAVA_DOUBLE, xa + i) + b.getAtIndex(JAVA_DOUBLE, yb + i));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -720,8 +722,10 @@ final class ScalarKernels {
 
     private static void subF64(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 8 && bs == 8) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 8, y += 8) {
-                a.set(JAVA_DOUBLE, x, a.get(JAVA_DOUBLE, x) - b.get(JAVA_DOUBLE, y));
+            long xa = ao / 8;
+            long yb = bo / 8;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_DOUBLE, xa + i, a.getAtIndex(JAVA_DOUBLE, xa + i) - b.getAtIndex(JAVA_DOUBLE, yb + i));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -732,8 +736,10 @@ final class ScalarKernels {
 
     private static void mulF64(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 8 && bs == 8) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 8, y += 8) {
-                a.set(JAVA_DOUBLE, x, a.get(JAVA_DOUBLE, x) * b.get(JAVA_DOUBLE, y));
+            long xa = ao / 8;
+            long yb = bo / 8;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_DOUBLE, xa + i, a.getAtIndex(JAVA_DOUBLE, xa + i) * b.getAtIndex(JAVA_DOUBLE, yb + i));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -744,8 +750,10 @@ final class ScalarKernels {
 
     private static void divF64(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 8 && bs == 8) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 8, y += 8) {
-                a.set(JAVA_DOUBLE, x, a.get(JAVA_DOUBLE, x) / b.get(JAVA_DOUBLE, y));
+            long xa = ao / 8;
+            long yb = bo / 8;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_DOUBLE, xa + i, a.getAtIndex(JAVA_DOUBLE, xa + i) / b.getAtIndex(JAVA_DOUBLE, yb + i));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -766,8 +774,10 @@ final class ScalarKernels {
 
     private static void addF32(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 4 && bs == 4) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 4, y += 4) {
-                a.set(JAVA_FLOAT, x, (float) (a.get(JAVA_FLOAT, x) + b.get(JAVA_FLOAT, y)));
+            long xa = ao / 4;
+            long yb = bo / 4;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_FLOAT, xa + i, (float) (a.getAtIndex(JAVA_FLOAT, xa + i) + b.getAtIndex(JAVA_FLOAT, yb + i)));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -778,8 +788,10 @@ final class ScalarKernels {
 
     private static void subF32(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 4 && bs == 4) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 4, y += 4) {
-                a.set(JAVA_FLOAT, x, (float) (a.get(JAVA_FLOAT, x) - b.get(JAVA_FLOAT, y)));
+            long xa = ao / 4;
+            long yb = bo / 4;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_FLOAT, xa + i, (float) (a.getAtIndex(JAVA_FLOAT, xa + i) - b.getAtIndex(JAVA_FLOAT, yb + i)));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -790,8 +802,10 @@ final class ScalarKernels {
 
     private static void mulF32(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 4 && bs == 4) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 4, y += 4) {
-                a.set(JAVA_FLOAT, x, (float) (a.get(JAVA_FLOAT, x) * b.get(JAVA_FLOAT, y)));
+            long xa = ao / 4;
+            long yb = bo / 4;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_FLOAT, xa + i, (float) (a.getAtIndex(JAVA_FLOAT, xa + i) * b.getAtIndex(JAVA_FLOAT, yb + i)));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -802,8 +816,10 @@ final class ScalarKernels {
 
     private static void divF32(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 4 && bs == 4) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 4, y += 4) {
-                a.set(JAVA_FLOAT, x, (float) (a.get(JAVA_FLOAT, x) / b.get(JAVA_FLOAT, y)));
+            long xa = ao / 4;
+            long yb = bo / 4;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_FLOAT, xa + i, (float) (a.getAtIndex(JAVA_FLOAT, xa + i) / b.getAtIndex(JAVA_FLOAT, yb + i)));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -824,8 +840,10 @@ final class ScalarKernels {
 
     private static void addI64(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 8 && bs == 8) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 8, y += 8) {
-                a.set(JAVA_LONG, x, a.get(JAVA_LONG, x) + b.get(JAVA_LONG, y));
+            long xa = ao / 8;
+            long yb = bo / 8;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_LONG, xa + i, a.getAtIndex(JAVA_LONG, xa + i) + b.getAtIndex(JAVA_LONG, yb + i));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -836,8 +854,10 @@ final class ScalarKernels {
 
     private static void subI64(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 8 && bs == 8) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 8, y += 8) {
-                a.set(JAVA_LONG, x, a.get(JAVA_LONG, x) - b.get(JAVA_LONG, y));
+            long xa = ao / 8;
+            long yb = bo / 8;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_LONG, xa + i, a.getAtIndex(JAVA_LONG, xa + i) - b.getAtIndex(JAVA_LONG, yb + i));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -848,8 +868,10 @@ final class ScalarKernels {
 
     private static void mulI64(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 8 && bs == 8) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 8, y += 8) {
-                a.set(JAVA_LONG, x, a.get(JAVA_LONG, x) * b.get(JAVA_LONG, y));
+            long xa = ao / 8;
+            long yb = bo / 8;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_LONG, xa + i, a.getAtIndex(JAVA_LONG, xa + i) * b.getAtIndex(JAVA_LONG, yb + i));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -860,8 +882,10 @@ final class ScalarKernels {
 
     private static void divI64(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 8 && bs == 8) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 8, y += 8) {
-                a.set(JAVA_LONG, x, (long) Math.floorDiv(a.get(JAVA_LONG, x), b.get(JAVA_LONG, y)));
+            long xa = ao / 8;
+            long yb = bo / 8;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_LONG, xa + i, (long) Math.floorDiv(a.getAtIndex(JAVA_LONG, xa + i), b.getAtIndex(JAVA_LONG, yb + i)));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -882,8 +906,10 @@ final class ScalarKernels {
 
     private static void addI32(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 4 && bs == 4) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 4, y += 4) {
-                a.set(JAVA_INT, x, a.get(JAVA_INT, x) + b.get(JAVA_INT, y));
+            long xa = ao / 4;
+            long yb = bo / 4;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_INT, xa + i, a.getAtIndex(JAVA_INT, xa + i) + b.getAtIndex(JAVA_INT, yb + i));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -894,8 +920,10 @@ final class ScalarKernels {
 
     private static void subI32(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 4 && bs == 4) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 4, y += 4) {
-                a.set(JAVA_INT, x, a.get(JAVA_INT, x) - b.get(JAVA_INT, y));
+            long xa = ao / 4;
+            long yb = bo / 4;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_INT, xa + i, a.getAtIndex(JAVA_INT, xa + i) - b.getAtIndex(JAVA_INT, yb + i));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -906,8 +934,10 @@ final class ScalarKernels {
 
     private static void mulI32(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 4 && bs == 4) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 4, y += 4) {
-                a.set(JAVA_INT, x, a.get(JAVA_INT, x) * b.get(JAVA_INT, y));
+            long xa = ao / 4;
+            long yb = bo / 4;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_INT, xa + i, a.getAtIndex(JAVA_INT, xa + i) * b.getAtIndex(JAVA_INT, yb + i));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -918,8 +948,10 @@ final class ScalarKernels {
 
     private static void divI32(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 4 && bs == 4) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 4, y += 4) {
-                a.set(JAVA_INT, x, (int) Math.floorDiv((long) a.get(JAVA_INT, x), (long) b.get(JAVA_INT, y)));
+            long xa = ao / 4;
+            long yb = bo / 4;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_INT, xa + i, (int) Math.floorDiv((long) a.getAtIndex(JAVA_INT, xa + i), (long) b.getAtIndex(JAVA_INT, yb + i)));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -940,8 +972,10 @@ final class ScalarKernels {
 
     private static void addI16(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 2 && bs == 2) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 2, y += 2) {
-                a.set(JAVA_SHORT, x, (short) (a.get(JAVA_SHORT, x) + b.get(JAVA_SHORT, y)));
+            long xa = ao / 2;
+            long yb = bo / 2;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_SHORT, xa + i, (short) (a.getAtIndex(JAVA_SHORT, xa + i) + b.getAtIndex(JAVA_SHORT, yb + i)));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -952,8 +986,10 @@ final class ScalarKernels {
 
     private static void subI16(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 2 && bs == 2) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 2, y += 2) {
-                a.set(JAVA_SHORT, x, (short) (a.get(JAVA_SHORT, x) - b.get(JAVA_SHORT, y)));
+            long xa = ao / 2;
+            long yb = bo / 2;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_SHORT, xa + i, (short) (a.getAtIndex(JAVA_SHORT, xa + i) - b.getAtIndex(JAVA_SHORT, yb + i)));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -964,8 +1000,10 @@ final class ScalarKernels {
 
     private static void mulI16(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 2 && bs == 2) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 2, y += 2) {
-                a.set(JAVA_SHORT, x, (short) (a.get(JAVA_SHORT, x) * b.get(JAVA_SHORT, y)));
+            long xa = ao / 2;
+            long yb = bo / 2;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_SHORT, xa + i, (short) (a.getAtIndex(JAVA_SHORT, xa + i) * b.getAtIndex(JAVA_SHORT, yb + i)));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -976,8 +1014,10 @@ final class ScalarKernels {
 
     private static void divI16(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 2 && bs == 2) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 2, y += 2) {
-                a.set(JAVA_SHORT, x, (short) Math.floorDiv((long) a.get(JAVA_SHORT, x), (long) b.get(JAVA_SHORT, y)));
+            long xa = ao / 2;
+            long yb = bo / 2;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_SHORT, xa + i, (short) Math.floorDiv((long) a.getAtIndex(JAVA_SHORT, xa + i), (long) b.getAtIndex(JAVA_SHORT, yb + i)));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -998,8 +1038,10 @@ final class ScalarKernels {
 
     private static void addI8(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 1 && bs == 1) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 1, y += 1) {
-                a.set(JAVA_BYTE, x, (byte) (a.get(JAVA_BYTE, x) + b.get(JAVA_BYTE, y)));
+            long xa = ao / 1;
+            long yb = bo / 1;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_BYTE, xa + i, (byte) (a.getAtIndex(JAVA_BYTE, xa + i) + b.getAtIndex(JAVA_BYTE, yb + i)));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -1010,8 +1052,10 @@ final class ScalarKernels {
 
     private static void subI8(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 1 && bs == 1) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 1, y += 1) {
-                a.set(JAVA_BYTE, x, (byte) (a.get(JAVA_BYTE, x) - b.get(JAVA_BYTE, y)));
+            long xa = ao / 1;
+            long yb = bo / 1;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_BYTE, xa + i, (byte) (a.getAtIndex(JAVA_BYTE, xa + i) - b.getAtIndex(JAVA_BYTE, yb + i)));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -1022,8 +1066,10 @@ final class ScalarKernels {
 
     private static void mulI8(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 1 && bs == 1) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 1, y += 1) {
-                a.set(JAVA_BYTE, x, (byte) (a.get(JAVA_BYTE, x) * b.get(JAVA_BYTE, y)));
+            long xa = ao / 1;
+            long yb = bo / 1;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_BYTE, xa + i, (byte) (a.getAtIndex(JAVA_BYTE, xa + i) * b.getAtIndex(JAVA_BYTE, yb + i)));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -1034,8 +1080,10 @@ final class ScalarKernels {
 
     private static void divI8(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 1 && bs == 1) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 1, y += 1) {
-                a.set(JAVA_BYTE, x, (byte) Math.floorDiv((long) a.get(JAVA_BYTE, x), (long) b.get(JAVA_BYTE, y)));
+            long xa = ao / 1;
+            long yb = bo / 1;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_BYTE, xa + i, (byte) Math.floorDiv((long) a.getAtIndex(JAVA_BYTE, xa + i), (long) b.getAtIndex(JAVA_BYTE, yb + i)));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -1056,8 +1104,10 @@ final class ScalarKernels {
 
     private static void addU64(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 8 && bs == 8) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 8, y += 8) {
-                a.set(JAVA_LONG, x, a.get(JAVA_LONG, x) + b.get(JAVA_LONG, y));
+            long xa = ao / 8;
+            long yb = bo / 8;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_LONG, xa + i, a.getAtIndex(JAVA_LONG, xa + i) + b.getAtIndex(JAVA_LONG, yb + i));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -1068,8 +1118,10 @@ final class ScalarKernels {
 
     private static void subU64(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 8 && bs == 8) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 8, y += 8) {
-                a.set(JAVA_LONG, x, a.get(JAVA_LONG, x) - b.get(JAVA_LONG, y));
+            long xa = ao / 8;
+            long yb = bo / 8;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_LONG, xa + i, a.getAtIndex(JAVA_LONG, xa + i) - b.getAtIndex(JAVA_LONG, yb + i));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -1080,8 +1132,10 @@ final class ScalarKernels {
 
     private static void mulU64(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 8 && bs == 8) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 8, y += 8) {
-                a.set(JAVA_LONG, x, a.get(JAVA_LONG, x) * b.get(JAVA_LONG, y));
+            long xa = ao / 8;
+            long yb = bo / 8;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_LONG, xa + i, a.getAtIndex(JAVA_LONG, xa + i) * b.getAtIndex(JAVA_LONG, yb + i));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -1092,8 +1146,10 @@ final class ScalarKernels {
 
     private static void divU64(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 8 && bs == 8) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 8, y += 8) {
-                a.set(JAVA_LONG, x, Long.divideUnsigned(a.get(JAVA_LONG, x), b.get(JAVA_LONG, y)));
+            long xa = ao / 8;
+            long yb = bo / 8;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_LONG, xa + i, Long.divideUnsigned(a.getAtIndex(JAVA_LONG, xa + i), b.getAtIndex(JAVA_LONG, yb + i)));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -1114,8 +1170,10 @@ final class ScalarKernels {
 
     private static void addU32(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 4 && bs == 4) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 4, y += 4) {
-                a.set(JAVA_INT, x, a.get(JAVA_INT, x) + b.get(JAVA_INT, y));
+            long xa = ao / 4;
+            long yb = bo / 4;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_INT, xa + i, a.getAtIndex(JAVA_INT, xa + i) + b.getAtIndex(JAVA_INT, yb + i));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -1126,8 +1184,10 @@ final class ScalarKernels {
 
     private static void subU32(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 4 && bs == 4) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 4, y += 4) {
-                a.set(JAVA_INT, x, a.get(JAVA_INT, x) - b.get(JAVA_INT, y));
+            long xa = ao / 4;
+            long yb = bo / 4;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_INT, xa + i, a.getAtIndex(JAVA_INT, xa + i) - b.getAtIndex(JAVA_INT, yb + i));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -1138,8 +1198,10 @@ final class ScalarKernels {
 
     private static void mulU32(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 4 && bs == 4) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 4, y += 4) {
-                a.set(JAVA_INT, x, a.get(JAVA_INT, x) * b.get(JAVA_INT, y));
+            long xa = ao / 4;
+            long yb = bo / 4;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_INT, xa + i, a.getAtIndex(JAVA_INT, xa + i) * b.getAtIndex(JAVA_INT, yb + i));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -1150,8 +1212,10 @@ final class ScalarKernels {
 
     private static void divU32(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 4 && bs == 4) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 4, y += 4) {
-                a.set(JAVA_INT, x, (int) (Integer.toUnsignedLong(a.get(JAVA_INT, x)) / Integer.toUnsignedLong(b.get(JAVA_INT, y))));
+            long xa = ao / 4;
+            long yb = bo / 4;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_INT, xa + i, (int) (Integer.toUnsignedLong(a.getAtIndex(JAVA_INT, xa + i)) / Integer.toUnsignedLong(b.getAtIndex(JAVA_INT, yb + i))));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -1172,8 +1236,10 @@ final class ScalarKernels {
 
     private static void addU16(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 2 && bs == 2) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 2, y += 2) {
-                a.set(JAVA_SHORT, x, (short) (a.get(JAVA_SHORT, x) + b.get(JAVA_SHORT, y)));
+            long xa = ao / 2;
+            long yb = bo / 2;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_SHORT, xa + i, (short) (a.getAtIndex(JAVA_SHORT, xa + i) + b.getAtIndex(JAVA_SHORT, yb + i)));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -1184,8 +1250,10 @@ final class ScalarKernels {
 
     private static void subU16(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 2 && bs == 2) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 2, y += 2) {
-                a.set(JAVA_SHORT, x, (short) (a.get(JAVA_SHORT, x) - b.get(JAVA_SHORT, y)));
+            long xa = ao / 2;
+            long yb = bo / 2;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_SHORT, xa + i, (short) (a.getAtIndex(JAVA_SHORT, xa + i) - b.getAtIndex(JAVA_SHORT, yb + i)));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -1196,8 +1264,10 @@ final class ScalarKernels {
 
     private static void mulU16(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 2 && bs == 2) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 2, y += 2) {
-                a.set(JAVA_SHORT, x, (short) (a.get(JAVA_SHORT, x) * b.get(JAVA_SHORT, y)));
+            long xa = ao / 2;
+            long yb = bo / 2;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_SHORT, xa + i, (short) (a.getAtIndex(JAVA_SHORT, xa + i) * b.getAtIndex(JAVA_SHORT, yb + i)));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -1208,8 +1278,10 @@ final class ScalarKernels {
 
     private static void divU16(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 2 && bs == 2) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 2, y += 2) {
-                a.set(JAVA_SHORT, x, (short) ((long) Short.toUnsignedInt(a.get(JAVA_SHORT, x)) / (long) Short.toUnsignedInt(b.get(JAVA_SHORT, y))));
+            long xa = ao / 2;
+            long yb = bo / 2;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_SHORT, xa + i, (short) ((long) Short.toUnsignedInt(a.getAtIndex(JAVA_SHORT, xa + i)) / (long) Short.toUnsignedInt(b.getAtIndex(JAVA_SHORT, yb + i))));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -1230,8 +1302,10 @@ final class ScalarKernels {
 
     private static void addU8(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 1 && bs == 1) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 1, y += 1) {
-                a.set(JAVA_BYTE, x, (byte) (a.get(JAVA_BYTE, x) + b.get(JAVA_BYTE, y)));
+            long xa = ao / 1;
+            long yb = bo / 1;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_BYTE, xa + i, (byte) (a.getAtIndex(JAVA_BYTE, xa + i) + b.getAtIndex(JAVA_BYTE, yb + i)));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -1242,8 +1316,10 @@ final class ScalarKernels {
 
     private static void subU8(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 1 && bs == 1) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 1, y += 1) {
-                a.set(JAVA_BYTE, x, (byte) (a.get(JAVA_BYTE, x) - b.get(JAVA_BYTE, y)));
+            long xa = ao / 1;
+            long yb = bo / 1;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_BYTE, xa + i, (byte) (a.getAtIndex(JAVA_BYTE, xa + i) - b.getAtIndex(JAVA_BYTE, yb + i)));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -1254,8 +1330,10 @@ final class ScalarKernels {
 
     private static void mulU8(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 1 && bs == 1) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 1, y += 1) {
-                a.set(JAVA_BYTE, x, (byte) (a.get(JAVA_BYTE, x) * b.get(JAVA_BYTE, y)));
+            long xa = ao / 1;
+            long yb = bo / 1;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_BYTE, xa + i, (byte) (a.getAtIndex(JAVA_BYTE, xa + i) * b.getAtIndex(JAVA_BYTE, yb + i)));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -1266,8 +1344,10 @@ final class ScalarKernels {
 
     private static void divU8(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         if (as == 1 && bs == 1) {
-            for (long i = 0, x = ao, y = bo; i < n; i++, x += 1, y += 1) {
-                a.set(JAVA_BYTE, x, (byte) ((long) Byte.toUnsignedInt(a.get(JAVA_BYTE, x)) / (long) Byte.toUnsignedInt(b.get(JAVA_BYTE, y))));
+            long xa = ao / 1;
+            long yb = bo / 1;
+            for (long i = 0; i < n; i++) {
+                a.setAtIndex(JAVA_BYTE, xa + i, (byte) ((long) Byte.toUnsignedInt(a.getAtIndex(JAVA_BYTE, xa + i)) / (long) Byte.toUnsignedInt(b.getAtIndex(JAVA_BYTE, yb + i))));
             }
         } else {
             for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
@@ -1397,10 +1477,11 @@ final class ScalarKernels {
         long i = 0;
         long o = off;
         if (stride == 8) {
-            for (; i + 2 <= n; i += 2, o += 16) {
-                s0 += s.get(JAVA_LONG, o);
-                s1 += s.get(JAVA_LONG, o + 8);
+            long b = off / 8;
+            for (; i < n; i++) {
+                s0 += s.getAtIndex(JAVA_LONG, b + i);
             }
+            return s0;
         }
         for (; i < n; i++, o += stride) {
             s0 += s.get(JAVA_LONG, o);
@@ -1413,10 +1494,11 @@ final class ScalarKernels {
         long i = 0;
         long o = off;
         if (stride == 4) {
-            for (; i + 2 <= n; i += 2, o += 8) {
-                s0 += (long) s.get(JAVA_INT, o);
-                s1 += (long) s.get(JAVA_INT, o + 4);
+            long b = off / 4;
+            for (; i < n; i++) {
+                s0 += (long) s.getAtIndex(JAVA_INT, b + i);
             }
+            return s0;
         }
         for (; i < n; i++, o += stride) {
             s0 += (long) s.get(JAVA_INT, o);
@@ -1429,10 +1511,11 @@ final class ScalarKernels {
         long i = 0;
         long o = off;
         if (stride == 2) {
-            for (; i + 2 <= n; i += 2, o += 4) {
-                s0 += (long) s.get(JAVA_SHORT, o);
-                s1 += (long) s.get(JAVA_SHORT, o + 2);
+            long b = off / 2;
+            for (; i < n; i++) {
+                s0 += (long) s.getAtIndex(JAVA_SHORT, b + i);
             }
+            return s0;
         }
         for (; i < n; i++, o += stride) {
             s0 += (long) s.get(JAVA_SHORT, o);
@@ -1445,10 +1528,11 @@ final class ScalarKernels {
         long i = 0;
         long o = off;
         if (stride == 1) {
-            for (; i + 2 <= n; i += 2, o += 2) {
-                s0 += (long) s.get(JAVA_BYTE, o);
-                s1 += (long) s.get(JAVA_BYTE, o + 1);
+            long b = off / 1;
+            for (; i < n; i++) {
+                s0 += (long) s.getAtIndex(JAVA_BYTE, b + i);
             }
+            return s0;
         }
         for (; i < n; i++, o += stride) {
             s0 += (long) s.get(JAVA_BYTE, o);
@@ -1461,10 +1545,11 @@ final class ScalarKernels {
         long i = 0;
         long o = off;
         if (stride == 8) {
-            for (; i + 2 <= n; i += 2, o += 16) {
-                s0 += s.get(JAVA_LONG, o);
-                s1 += s.get(JAVA_LONG, o + 8);
+            long b = off / 8;
+            for (; i < n; i++) {
+                s0 += s.getAtIndex(JAVA_LONG, b + i);
             }
+            return s0;
         }
         for (; i < n; i++, o += stride) {
             s0 += s.get(JAVA_LONG, o);
@@ -1477,10 +1562,11 @@ final class ScalarKernels {
         long i = 0;
         long o = off;
         if (stride == 4) {
-            for (; i + 2 <= n; i += 2, o += 8) {
-                s0 += Integer.toUnsignedLong(s.get(JAVA_INT, o));
-                s1 += Integer.toUnsignedLong(s.get(JAVA_INT, o + 4));
+            long b = off / 4;
+            for (; i < n; i++) {
+                s0 += Integer.toUnsignedLong(s.getAtIndex(JAVA_INT, b + i));
             }
+            return s0;
         }
         for (; i < n; i++, o += stride) {
             s0 += Integer.toUnsignedLong(s.get(JAVA_INT, o));
@@ -1493,10 +1579,11 @@ final class ScalarKernels {
         long i = 0;
         long o = off;
         if (stride == 2) {
-            for (; i + 2 <= n; i += 2, o += 4) {
-                s0 += (long) Short.toUnsignedInt(s.get(JAVA_SHORT, o));
-                s1 += (long) Short.toUnsignedInt(s.get(JAVA_SHORT, o + 2));
+            long b = off / 2;
+            for (; i < n; i++) {
+                s0 += (long) Short.toUnsignedInt(s.getAtIndex(JAVA_SHORT, b + i));
             }
+            return s0;
         }
         for (; i < n; i++, o += stride) {
             s0 += (long) Short.toUnsignedInt(s.get(JAVA_SHORT, o));
@@ -1509,10 +1596,11 @@ final class ScalarKernels {
         long i = 0;
         long o = off;
         if (stride == 1) {
-            for (; i + 2 <= n; i += 2, o += 2) {
-                s0 += (long) Byte.toUnsignedInt(s.get(JAVA_BYTE, o));
-                s1 += (long) Byte.toUnsignedInt(s.get(JAVA_BYTE, o + 1));
+            long b = off / 1;
+            for (; i < n; i++) {
+                s0 += (long) Byte.toUnsignedInt(s.getAtIndex(JAVA_BYTE, b + i));
             }
+            return s0;
         }
         for (; i < n; i++, o += stride) {
             s0 += (long) Byte.toUnsignedInt(s.get(JAVA_BYTE, o));
@@ -1530,57 +1618,73 @@ final class ScalarKernels {
     }
 
     private static double minF64(MemorySegment s, long off, long stride, long n) {
-        double m0 = s.get(JAVA_DOUBLE, off), m1 = m0, m2 = m0, m3 = m0;
-        boolean nan = false;
-        long i = 1;
-        long o = off + stride;
-        for (; i + 4 <= n; i += 4, o += 4 * stride) {
-            double x0 = s.get(JAVA_DOUBLE, o + 0 * stride);
-            double x1 = s.get(JAVA_DOUBLE, o + 1 * stride);
-            double x2 = s.get(JAVA_DOUBLE, o + 2 * stride);
-            double x3 = s.get(JAVA_DOUBLE, o + 3 * stride);
-            m0 = x0 < m0 ? x0 : m0;
-            m1 = x1 < m1 ? x1 : m1;
-            m2 = x2 < m2 ? x2 : m2;
-            m3 = x3 < m3 ? x3 : m3;
-            nan |= (x0 != x0) | (x1 != x1) | (x2 != x2) | (x3 != x3);
+        if (stride == 8) {
+            // four running mins and a running sum, which is NaN if any element is (or if
+            // infinities of both signs meet: then the checked loop below decides)
+            long b = off / 8;
+            double m0 = s.getAtIndex(JAVA_DOUBLE, b), m1 = m0, m2 = m0, m3 = m0, probe = 0;
+            long i = 1;
+            for (; i + 4 <= n; i += 4) {
+                double x0 = s.getAtIndex(JAVA_DOUBLE, b + i + 0);
+                double x1 = s.getAtIndex(JAVA_DOUBLE, b + i + 1);
+                double x2 = s.getAtIndex(JAVA_DOUBLE, b + i + 2);
+                double x3 = s.getAtIndex(JAVA_DOUBLE, b + i + 3);
+                m0 = x0 < m0 ? x0 : m0;
+                m1 = x1 < m1 ? x1 : m1;
+                m2 = x2 < m2 ? x2 : m2;
+                m3 = x3 < m3 ? x3 : m3;
+                probe += (x0 + x1) + (x2 + x3);
+            }
+            for (; i < n; i++) {
+                double x = s.getAtIndex(JAVA_DOUBLE, b + i);
+                m0 = x < m0 ? x : m0;
+                probe += x;
+            }
+            if (!Double.isNaN(probe) && !Double.isNaN(m0)) {
+                return Math.min(Math.min(m0, m1), Math.min(m2, m3));
+            }
         }
-        for (; i < n; i++, o += stride) {
+        double m = s.get(JAVA_DOUBLE, off);
+        for (long i = 1, o = off + stride; i < n && m == m; i++, o += stride) {
             double x = s.get(JAVA_DOUBLE, o);
-            m0 = x < m0 ? x : m0;
-            nan |= x != x;
+            m = x < m || x != x ? x : m;
         }
-        if (nan || m0 != m0) {
-            return Double.NaN;
-        }
-        return Math.min(Math.min(m0, m1), Math.min(m2, m3));
+        return m;
     }
 
     private static double minF32(MemorySegment s, long off, long stride, long n) {
-        double m0 = s.get(JAVA_FLOAT, off), m1 = m0, m2 = m0, m3 = m0;
-        boolean nan = false;
-        long i = 1;
-        long o = off + stride;
-        for (; i + 4 <= n; i += 4, o += 4 * stride) {
-            double x0 = s.get(JAVA_FLOAT, o + 0 * stride);
-            double x1 = s.get(JAVA_FLOAT, o + 1 * stride);
-            double x2 = s.get(JAVA_FLOAT, o + 2 * stride);
-            double x3 = s.get(JAVA_FLOAT, o + 3 * stride);
-            m0 = x0 < m0 ? x0 : m0;
-            m1 = x1 < m1 ? x1 : m1;
-            m2 = x2 < m2 ? x2 : m2;
-            m3 = x3 < m3 ? x3 : m3;
-            nan |= (x0 != x0) | (x1 != x1) | (x2 != x2) | (x3 != x3);
+        if (stride == 4) {
+            // four running mins and a running sum, which is NaN if any element is (or if
+            // infinities of both signs meet: then the checked loop below decides)
+            long b = off / 4;
+            double m0 = s.getAtIndex(JAVA_FLOAT, b), m1 = m0, m2 = m0, m3 = m0, probe = 0;
+            long i = 1;
+            for (; i + 4 <= n; i += 4) {
+                double x0 = s.getAtIndex(JAVA_FLOAT, b + i + 0);
+                double x1 = s.getAtIndex(JAVA_FLOAT, b + i + 1);
+                double x2 = s.getAtIndex(JAVA_FLOAT, b + i + 2);
+                double x3 = s.getAtIndex(JAVA_FLOAT, b + i + 3);
+                m0 = x0 < m0 ? x0 : m0;
+                m1 = x1 < m1 ? x1 : m1;
+                m2 = x2 < m2 ? x2 : m2;
+                m3 = x3 < m3 ? x3 : m3;
+                probe += (x0 + x1) + (x2 + x3);
+            }
+            for (; i < n; i++) {
+                double x = s.getAtIndex(JAVA_FLOAT, b + i);
+                m0 = x < m0 ? x : m0;
+                probe += x;
+            }
+            if (!Double.isNaN(probe) && !Double.isNaN(m0)) {
+                return Math.min(Math.min(m0, m1), Math.min(m2, m3));
+            }
         }
-        for (; i < n; i++, o += stride) {
+        double m = s.get(JAVA_FLOAT, off);
+        for (long i = 1, o = off + stride; i < n && m == m; i++, o += stride) {
             double x = s.get(JAVA_FLOAT, o);
-            m0 = x < m0 ? x : m0;
-            nan |= x != x;
+            m = x < m || x != x ? x : m;
         }
-        if (nan || m0 != m0) {
-            return Double.NaN;
-        }
-        return Math.min(Math.min(m0, m1), Math.min(m2, m3));
+        return m;
     }
 
     /** min of an integer row as its value (U64: its bit pattern, compared unsigned). */
@@ -1680,57 +1784,73 @@ final class ScalarKernels {
     }
 
     private static double maxF64(MemorySegment s, long off, long stride, long n) {
-        double m0 = s.get(JAVA_DOUBLE, off), m1 = m0, m2 = m0, m3 = m0;
-        boolean nan = false;
-        long i = 1;
-        long o = off + stride;
-        for (; i + 4 <= n; i += 4, o += 4 * stride) {
-            double x0 = s.get(JAVA_DOUBLE, o + 0 * stride);
-            double x1 = s.get(JAVA_DOUBLE, o + 1 * stride);
-            double x2 = s.get(JAVA_DOUBLE, o + 2 * stride);
-            double x3 = s.get(JAVA_DOUBLE, o + 3 * stride);
-            m0 = x0 > m0 ? x0 : m0;
-            m1 = x1 > m1 ? x1 : m1;
-            m2 = x2 > m2 ? x2 : m2;
-            m3 = x3 > m3 ? x3 : m3;
-            nan |= (x0 != x0) | (x1 != x1) | (x2 != x2) | (x3 != x3);
+        if (stride == 8) {
+            // four running maxs and a running sum, which is NaN if any element is (or if
+            // infinities of both signs meet: then the checked loop below decides)
+            long b = off / 8;
+            double m0 = s.getAtIndex(JAVA_DOUBLE, b), m1 = m0, m2 = m0, m3 = m0, probe = 0;
+            long i = 1;
+            for (; i + 4 <= n; i += 4) {
+                double x0 = s.getAtIndex(JAVA_DOUBLE, b + i + 0);
+                double x1 = s.getAtIndex(JAVA_DOUBLE, b + i + 1);
+                double x2 = s.getAtIndex(JAVA_DOUBLE, b + i + 2);
+                double x3 = s.getAtIndex(JAVA_DOUBLE, b + i + 3);
+                m0 = x0 > m0 ? x0 : m0;
+                m1 = x1 > m1 ? x1 : m1;
+                m2 = x2 > m2 ? x2 : m2;
+                m3 = x3 > m3 ? x3 : m3;
+                probe += (x0 + x1) + (x2 + x3);
+            }
+            for (; i < n; i++) {
+                double x = s.getAtIndex(JAVA_DOUBLE, b + i);
+                m0 = x > m0 ? x : m0;
+                probe += x;
+            }
+            if (!Double.isNaN(probe) && !Double.isNaN(m0)) {
+                return Math.max(Math.max(m0, m1), Math.max(m2, m3));
+            }
         }
-        for (; i < n; i++, o += stride) {
+        double m = s.get(JAVA_DOUBLE, off);
+        for (long i = 1, o = off + stride; i < n && m == m; i++, o += stride) {
             double x = s.get(JAVA_DOUBLE, o);
-            m0 = x > m0 ? x : m0;
-            nan |= x != x;
+            m = x > m || x != x ? x : m;
         }
-        if (nan || m0 != m0) {
-            return Double.NaN;
-        }
-        return Math.max(Math.max(m0, m1), Math.max(m2, m3));
+        return m;
     }
 
     private static double maxF32(MemorySegment s, long off, long stride, long n) {
-        double m0 = s.get(JAVA_FLOAT, off), m1 = m0, m2 = m0, m3 = m0;
-        boolean nan = false;
-        long i = 1;
-        long o = off + stride;
-        for (; i + 4 <= n; i += 4, o += 4 * stride) {
-            double x0 = s.get(JAVA_FLOAT, o + 0 * stride);
-            double x1 = s.get(JAVA_FLOAT, o + 1 * stride);
-            double x2 = s.get(JAVA_FLOAT, o + 2 * stride);
-            double x3 = s.get(JAVA_FLOAT, o + 3 * stride);
-            m0 = x0 > m0 ? x0 : m0;
-            m1 = x1 > m1 ? x1 : m1;
-            m2 = x2 > m2 ? x2 : m2;
-            m3 = x3 > m3 ? x3 : m3;
-            nan |= (x0 != x0) | (x1 != x1) | (x2 != x2) | (x3 != x3);
+        if (stride == 4) {
+            // four running maxs and a running sum, which is NaN if any element is (or if
+            // infinities of both signs meet: then the checked loop below decides)
+            long b = off / 4;
+            double m0 = s.getAtIndex(JAVA_FLOAT, b), m1 = m0, m2 = m0, m3 = m0, probe = 0;
+            long i = 1;
+            for (; i + 4 <= n; i += 4) {
+                double x0 = s.getAtIndex(JAVA_FLOAT, b + i + 0);
+                double x1 = s.getAtIndex(JAVA_FLOAT, b + i + 1);
+                double x2 = s.getAtIndex(JAVA_FLOAT, b + i + 2);
+                double x3 = s.getAtIndex(JAVA_FLOAT, b + i + 3);
+                m0 = x0 > m0 ? x0 : m0;
+                m1 = x1 > m1 ? x1 : m1;
+                m2 = x2 > m2 ? x2 : m2;
+                m3 = x3 > m3 ? x3 : m3;
+                probe += (x0 + x1) + (x2 + x3);
+            }
+            for (; i < n; i++) {
+                double x = s.getAtIndex(JAVA_FLOAT, b + i);
+                m0 = x > m0 ? x : m0;
+                probe += x;
+            }
+            if (!Double.isNaN(probe) && !Double.isNaN(m0)) {
+                return Math.max(Math.max(m0, m1), Math.max(m2, m3));
+            }
         }
-        for (; i < n; i++, o += stride) {
+        double m = s.get(JAVA_FLOAT, off);
+        for (long i = 1, o = off + stride; i < n && m == m; i++, o += stride) {
             double x = s.get(JAVA_FLOAT, o);
-            m0 = x > m0 ? x : m0;
-            nan |= x != x;
+            m = x > m || x != x ? x : m;
         }
-        if (nan || m0 != m0) {
-            return Double.NaN;
-        }
-        return Math.max(Math.max(m0, m1), Math.max(m2, m3));
+        return m;
     }
 
     /** max of an integer row as its value (U64: its bit pattern, compared unsigned). */
