@@ -446,9 +446,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
             MemorySegment.copy(values, 0, d, F64_L, layout.offset() * 8, values.length);
             return;
         }
-        for (int i = 0; i < values.length; i++) {
-            writeDouble(d, contiguous ? layout.offset() + i : layout.offsetOfFlat(i), values[i]);
-        }
+        forEachElement(values.length, (o, i) -> writeDouble(d, o, values[i]));
     }
 
     /** Copies the values in row-major order, converted as {@link #setLong}. */
@@ -459,9 +457,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
             MemorySegment.copy(values, 0, d, I64_L, layout.offset() * 8, values.length);
             return;
         }
-        for (int i = 0; i < values.length; i++) {
-            writeLong(d, contiguous ? layout.offset() + i : layout.offsetOfFlat(i), values[i]);
-        }
+        forEachElement(values.length, (o, i) -> writeLong(d, o, values[i]));
     }
 
     /** Copies the values in row-major order, converted as {@link #setLong}. */
@@ -472,9 +468,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
             MemorySegment.copy(values, 0, d, I32_L, layout.offset() * 4, values.length);
             return;
         }
-        for (int i = 0; i < values.length; i++) {
-            writeLong(d, contiguous ? layout.offset() + i : layout.offsetOfFlat(i), values[i]);
-        }
+        forEachElement(values.length, (o, i) -> writeLong(d, o, values[i]));
     }
 
     /** Copies the values in row-major order, converted as {@link #setDouble}. */
@@ -485,26 +479,31 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
             MemorySegment.copy(values, 0, d, F32_L, layout.offset() * 4, values.length);
             return;
         }
-        for (int i = 0; i < values.length; i++) {
-            writeDouble(d, contiguous ? layout.offset() + i : layout.offsetOfFlat(i), values[i]);
-        }
+        forEachElement(values.length, (o, i) -> writeDouble(d, o, values[i]));
     }
 
     /** Copies the values in row-major order, converted as {@link #setLong}. */
     public void copyFrom(short[] values) {
         checkLength(values.length);
         MemorySegment d = mem();
-        for (int i = 0; i < values.length; i++) {
-            writeLong(d, contiguous ? layout.offset() + i : layout.offsetOfFlat(i), values[i]);
-        }
+        forEachElement(values.length, (o, i) -> writeLong(d, o, values[i]));
     }
 
     /** Copies the values in row-major order, converted as {@link #setLong}. */
     public void copyFrom(byte[] values) {
         checkLength(values.length);
         MemorySegment d = mem();
-        for (int i = 0; i < values.length; i++) {
-            writeLong(d, contiguous ? layout.offset() + i : layout.offsetOfFlat(i), values[i]);
+        forEachElement(values.length, (o, i) -> writeLong(d, o, values[i]));
+    }
+
+    /** Visits the element offsets of the first n row-major positions, for heap-array copies. */
+    private interface ElementVisitor {
+        void visit(long offset, int position);
+    }
+
+    private void forEachElement(int n, ElementVisitor v) {
+        for (int i = 0; i < n; i++) {
+            v.visit(contiguous ? layout.offset() + i : layout.offsetOfFlat(i), i);
         }
     }
 
@@ -524,9 +523,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
             MemorySegment.copy(d, F64_L, layout.offset() * 8, out, 0, out.length);
             return out;
         }
-        for (int i = 0; i < out.length; i++) {
-            out[i] = readDouble(d, contiguous ? layout.offset() + i : layout.offsetOfFlat(i));
-        }
+        forEachElement(out.length, (o, i) -> out[i] = readDouble(d, o));
         return out;
     }
 
@@ -538,9 +535,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
             MemorySegment.copy(d, I64_L, layout.offset() * 8, out, 0, out.length);
             return out;
         }
-        for (int i = 0; i < out.length; i++) {
-            out[i] = readLong(d, contiguous ? layout.offset() + i : layout.offsetOfFlat(i));
-        }
+        forEachElement(out.length, (o, i) -> out[i] = readLong(d, o));
         return out;
     }
 
@@ -552,9 +547,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
             MemorySegment.copy(d, F32_L, layout.offset() * 4, out, 0, out.length);
             return out;
         }
-        for (int i = 0; i < out.length; i++) {
-            out[i] = (float) readDouble(d, contiguous ? layout.offset() + i : layout.offsetOfFlat(i));
-        }
+        forEachElement(out.length, (o, i) -> out[i] = (float) readDouble(d, o));
         return out;
     }
 
@@ -566,9 +559,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
             MemorySegment.copy(d, I32_L, layout.offset() * 4, out, 0, out.length);
             return out;
         }
-        for (int i = 0; i < out.length; i++) {
-            out[i] = (int) readLong(d, contiguous ? layout.offset() + i : layout.offsetOfFlat(i));
-        }
+        forEachElement(out.length, (o, i) -> out[i] = (int) readLong(d, o));
         return out;
     }
 

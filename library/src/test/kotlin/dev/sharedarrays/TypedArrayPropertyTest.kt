@@ -4,6 +4,8 @@ import dev.sharedarrays.internal.Kernels
 import dev.sharedarrays.testing.RefArray
 import dev.sharedarrays.testing.RefMath
 import dev.sharedarrays.testing.RefView
+import dev.sharedarrays.testing.ravel
+import dev.sharedarrays.testing.unravel
 import io.kotest.assertions.withClue
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
@@ -362,22 +364,6 @@ private fun truncate(t: DType<*>, v: Double): Long =
     if (t == U64.TYPE && v >= TWO_63) ((v - TWO_63).toLong() xor Long.MIN_VALUE) else v.toLong()
 
 private const val TWO_63 = 9.223372036854775807E18
-
-private fun unravel(flat: Int, shape: List<Long>): LongArray {
-    val idx = LongArray(shape.size)
-    var f = flat.toLong()
-    for (k in shape.indices.reversed()) {
-        idx[k] = f % shape[k]
-        f /= shape[k]
-    }
-    return idx
-}
-
-private fun ravel(idx: LongArray, shape: List<Long>): Int {
-    var f = 0L
-    for (k in shape.indices) f = f * shape[k] + idx[k]
-    return f.toInt()
-}
 
 /** True if the reference view's positions are one ascending run: then the library must call it contiguous. */
 private fun isRowMajorRun(v: RefView): Boolean = v.positions.indices.all { it == 0 || v.positions[it] == v.positions[it - 1] + 1 }

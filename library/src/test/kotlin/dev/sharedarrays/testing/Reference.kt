@@ -37,22 +37,6 @@ class RefView(val base: RefArray, val shape: List<Long>, val positions: IntArray
     fun values(): List<Any> = positions.map { base.get(it) }
 
 
-    private fun ravel(idx: LongArray, shp: List<Long>): Int {
-        var f = 0L
-        for (k in shp.indices) f = f * shp[k] + idx[k]
-        return f.toInt()
-    }
-
-    private fun unravel(flat: Int, shp: List<Long>): LongArray {
-        val idx = LongArray(shp.size)
-        var f = flat.toLong()
-        for (k in shp.indices.reversed()) {
-            idx[k] = f % shp[k]
-            f /= shp[k]
-        }
-        return idx
-    }
-
     /** Python's slice semantics, from `slice.indices`. */
     fun slice(axis: Int, start: Long?, stop: Long?, step: Long): RefView {
         val picks = pyRange(start, stop, step, shape[axis])
@@ -113,6 +97,24 @@ class RefView(val base: RefArray, val shape: List<Long>, val positions: IntArray
             return out
         }
     }
+}
+
+/** Row-major position of a multi-index. */
+fun ravel(idx: LongArray, shape: List<Long>): Int {
+    var f = 0L
+    for (k in shape.indices) f = f * shape[k] + idx[k]
+    return f.toInt()
+}
+
+/** Multi-index of a row-major position. */
+fun unravel(flat: Int, shape: List<Long>): LongArray {
+    val idx = LongArray(shape.size)
+    var f = flat.toLong()
+    for (k in shape.indices.reversed()) {
+        idx[k] = f % shape[k]
+        f /= shape[k]
+    }
+    return idx
 }
 
 /** The element semantics the library promises, computed the plain way. */
