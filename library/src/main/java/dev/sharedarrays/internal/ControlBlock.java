@@ -54,11 +54,6 @@ public final class ControlBlock {
         return (int) c.getValue();
     }
 
-    /** True if these bytes start like one of our control blocks (magic and version). */
-    public static boolean looksOurs(MemorySegment control) {
-        return control.byteSize() >= CONTROL_SIZE && control.get(LONG, MAGIC_OFFSET) == MAGIC;
-    }
-
     /**
      * Checks everything attach relies on and returns the segment's facts.
      *

@@ -3,9 +3,9 @@ package dev.sharedarrays.internal;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Optional SIMD loops for contiguous rows (stride == item size). Each method returns false, or
- * NaN/Long.MIN_VALUE sentinels are never used: callers ask {@link #handles} first and fall back
- * to {@link ScalarKernels} otherwise.
+ * Optional SIMD loops for contiguous rows (stride == item size). Callers ask {@link #handles}
+ * first and use {@link ScalarKernels} for anything it does not handle; each method finishes its
+ * row itself (the tail past the last whole vector goes to the scalar loop).
  */
 interface FastKernels {
     /** True if this implementation has a loop for the dtype code and op ({@link Kernels#SUM} etc. for reductions). */

@@ -35,11 +35,6 @@ public final class Kernels {
         }
     }
 
-    /** True if SIMD loops are available (the JVM has jdk.incubator.vector). */
-    public static boolean vectorAvailable() {
-        return VECTOR != null;
-    }
-
     /** Tests switch the SIMD loops off to check the scalar ones; returns the previous setting. */
     public static boolean useVector(boolean on) {
         boolean before = useVector;

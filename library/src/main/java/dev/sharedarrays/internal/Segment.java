@@ -89,12 +89,6 @@ public final class Segment {
         return data;
     }
 
-    /** The control block. */
-    public MemorySegment control() {
-        checkOpen();
-        return control;
-    }
-
     public void checkOpen() {
         if (closed) {
             throw new IllegalStateException("array " + handle + " is closed");
