@@ -1,5 +1,6 @@
 package dev.sharedarrays;
 
+import dev.sharedarrays.internal.ArrayLock;
 import dev.sharedarrays.internal.Kernels;
 import dev.sharedarrays.internal.Layout;
 import dev.sharedarrays.internal.Repr;
@@ -7,6 +8,7 @@ import dev.sharedarrays.internal.Segment;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.math.BigInteger;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -28,8 +30,12 @@ import java.util.Optional;
  * {@link #transpose} return views that share memory with their array; every operation works on
  * views. Closing a view only closes that view; closing the array invalidates its views.
  *
- * <p><b>Threads.</b> Instances may be used from any thread. Element reads and writes are plain
- * memory accesses with no ordering between threads or processes.
+ * <p><b>Threads and processes.</b> Instances may be used from any thread. Element reads and
+ * writes are plain memory accesses with no ordering between threads or processes. Bulk
+ * operations lock the array across processes ({@link #lockWrite()} tells which lock each
+ * takes); {@link #withWriteLock} and {@link #withReadLock} group element accesses; atomic
+ * element operations on I32/I64 ({@link #compareAndSet}, {@link #getAndAdd}, {@link #getAndSet})
+ * serve as flags and counters.
  *
  * <p><b>Elements.</b> Little-endian, row-major. Integer stores and integer arithmetic wrap in the
  * element width (300 stored into a U8 reads 44). {@link #getLong} reads unsigned types as their
@@ -47,6 +53,8 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
     private static final ValueLayout.OfInt I32_L = ValueLayout.JAVA_INT;
     private static final ValueLayout.OfShort I16_L = ValueLayout.JAVA_SHORT;
     private static final ValueLayout.OfByte I8_L = ValueLayout.JAVA_BYTE;
+    private static final VarHandle ATOMIC_LONG = I64_L.varHandle();
+    private static final VarHandle ATOMIC_INT = I32_L.varHandle();
 
     private final Segment segment;
     private final T dtype;
@@ -413,17 +421,27 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
 
     /** Sets every element; integer types take the value truncated and wrapped. */
     public void fill(double value) {
-        MemorySegment d = mem();
-        if (dtype.isFloatingPoint()) {
-            Kernels.fill(code, d, layout, value, 0);
-        } else {
-            Kernels.fill(code, d, layout, value, code == 7 ? doubleToUnsigned(value) : (long) value);
+        segment.lockWrite();
+        try {
+            MemorySegment d = mem();
+            if (dtype.isFloatingPoint()) {
+                Kernels.fill(code, d, layout, value, 0);
+            } else {
+                Kernels.fill(code, d, layout, value, code == 7 ? doubleToUnsigned(value) : (long) value);
+            }
+        } finally {
+            segment.unlockWrite();
         }
     }
 
     /** Sets every element; wrapped to the element width (floats: converted). */
     public void fill(long value) {
-        Kernels.fill(code, mem(), layout, (double) value, value);
+        segment.lockWrite();
+        try {
+            Kernels.fill(code, mem(), layout, (double) value, value);
+        } finally {
+            segment.unlockWrite();
+        }
     }
 
     /** Sets every element to zero. */
@@ -440,60 +458,90 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
 
     /** Copies the values in row-major order, converted as {@link #setDouble}. */
     public void copyFrom(double[] values) {
-        checkLength(values.length);
-        MemorySegment d = mem();
-        if (contiguous && code == 1) {
-            MemorySegment.copy(values, 0, d, F64_L, layout.offset() * 8, values.length);
-            return;
+        segment.lockWrite();
+        try {
+            checkLength(values.length);
+            MemorySegment d = mem();
+            if (contiguous && code == 1) {
+                MemorySegment.copy(values, 0, d, F64_L, layout.offset() * 8, values.length);
+                return;
+            }
+            forEachElement(values.length, (o, i) -> writeDouble(d, o, values[i]));
+        } finally {
+            segment.unlockWrite();
         }
-        forEachElement(values.length, (o, i) -> writeDouble(d, o, values[i]));
     }
 
     /** Copies the values in row-major order, converted as {@link #setLong}. */
     public void copyFrom(long[] values) {
-        checkLength(values.length);
-        MemorySegment d = mem();
-        if (contiguous && (code == 3 || code == 7)) {
-            MemorySegment.copy(values, 0, d, I64_L, layout.offset() * 8, values.length);
-            return;
+        segment.lockWrite();
+        try {
+            checkLength(values.length);
+            MemorySegment d = mem();
+            if (contiguous && (code == 3 || code == 7)) {
+                MemorySegment.copy(values, 0, d, I64_L, layout.offset() * 8, values.length);
+                return;
+            }
+            forEachElement(values.length, (o, i) -> writeLong(d, o, values[i]));
+        } finally {
+            segment.unlockWrite();
         }
-        forEachElement(values.length, (o, i) -> writeLong(d, o, values[i]));
     }
 
     /** Copies the values in row-major order, converted as {@link #setLong}. */
     public void copyFrom(int[] values) {
-        checkLength(values.length);
-        MemorySegment d = mem();
-        if (contiguous && (code == 4 || code == 8)) {
-            MemorySegment.copy(values, 0, d, I32_L, layout.offset() * 4, values.length);
-            return;
+        segment.lockWrite();
+        try {
+            checkLength(values.length);
+            MemorySegment d = mem();
+            if (contiguous && (code == 4 || code == 8)) {
+                MemorySegment.copy(values, 0, d, I32_L, layout.offset() * 4, values.length);
+                return;
+            }
+            forEachElement(values.length, (o, i) -> writeLong(d, o, values[i]));
+        } finally {
+            segment.unlockWrite();
         }
-        forEachElement(values.length, (o, i) -> writeLong(d, o, values[i]));
     }
 
     /** Copies the values in row-major order, converted as {@link #setDouble}. */
     public void copyFrom(float[] values) {
-        checkLength(values.length);
-        MemorySegment d = mem();
-        if (contiguous && code == 2) {
-            MemorySegment.copy(values, 0, d, F32_L, layout.offset() * 4, values.length);
-            return;
+        segment.lockWrite();
+        try {
+            checkLength(values.length);
+            MemorySegment d = mem();
+            if (contiguous && code == 2) {
+                MemorySegment.copy(values, 0, d, F32_L, layout.offset() * 4, values.length);
+                return;
+            }
+            forEachElement(values.length, (o, i) -> writeDouble(d, o, values[i]));
+        } finally {
+            segment.unlockWrite();
         }
-        forEachElement(values.length, (o, i) -> writeDouble(d, o, values[i]));
     }
 
     /** Copies the values in row-major order, converted as {@link #setLong}. */
     public void copyFrom(short[] values) {
-        checkLength(values.length);
-        MemorySegment d = mem();
-        forEachElement(values.length, (o, i) -> writeLong(d, o, values[i]));
+        segment.lockWrite();
+        try {
+            checkLength(values.length);
+            MemorySegment d = mem();
+            forEachElement(values.length, (o, i) -> writeLong(d, o, values[i]));
+        } finally {
+            segment.unlockWrite();
+        }
     }
 
     /** Copies the values in row-major order, converted as {@link #setLong}. */
     public void copyFrom(byte[] values) {
-        checkLength(values.length);
-        MemorySegment d = mem();
-        forEachElement(values.length, (o, i) -> writeLong(d, o, values[i]));
+        segment.lockWrite();
+        try {
+            checkLength(values.length);
+            MemorySegment d = mem();
+            forEachElement(values.length, (o, i) -> writeLong(d, o, values[i]));
+        } finally {
+            segment.unlockWrite();
+        }
     }
 
     /** Visits the element offsets of the first n row-major positions, for heap-array copies. */
@@ -517,50 +565,70 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
 
     /** The elements in row-major order as doubles. */
     public double[] toDoubleArray() {
-        double[] out = new double[heapLength()];
-        MemorySegment d = mem();
-        if (contiguous && code == 1) {
-            MemorySegment.copy(d, F64_L, layout.offset() * 8, out, 0, out.length);
+        segment.lockRead();
+        try {
+            double[] out = new double[heapLength()];
+            MemorySegment d = mem();
+            if (contiguous && code == 1) {
+                MemorySegment.copy(d, F64_L, layout.offset() * 8, out, 0, out.length);
+                return out;
+            }
+            forEachElement(out.length, (o, i) -> out[i] = readDouble(d, o));
             return out;
+        } finally {
+            segment.unlockRead();
         }
-        forEachElement(out.length, (o, i) -> out[i] = readDouble(d, o));
-        return out;
     }
 
     /** The elements in row-major order as longs, as {@link #getLong(long)}. */
     public long[] toLongArray() {
-        long[] out = new long[heapLength()];
-        MemorySegment d = mem();
-        if (contiguous && (code == 3 || code == 7)) {
-            MemorySegment.copy(d, I64_L, layout.offset() * 8, out, 0, out.length);
+        segment.lockRead();
+        try {
+            long[] out = new long[heapLength()];
+            MemorySegment d = mem();
+            if (contiguous && (code == 3 || code == 7)) {
+                MemorySegment.copy(d, I64_L, layout.offset() * 8, out, 0, out.length);
+                return out;
+            }
+            forEachElement(out.length, (o, i) -> out[i] = readLong(d, o));
             return out;
+        } finally {
+            segment.unlockRead();
         }
-        forEachElement(out.length, (o, i) -> out[i] = readLong(d, o));
-        return out;
     }
 
     /** The elements in row-major order as floats. */
     public float[] toFloatArray() {
-        float[] out = new float[heapLength()];
-        MemorySegment d = mem();
-        if (contiguous && code == 2) {
-            MemorySegment.copy(d, F32_L, layout.offset() * 4, out, 0, out.length);
+        segment.lockRead();
+        try {
+            float[] out = new float[heapLength()];
+            MemorySegment d = mem();
+            if (contiguous && code == 2) {
+                MemorySegment.copy(d, F32_L, layout.offset() * 4, out, 0, out.length);
+                return out;
+            }
+            forEachElement(out.length, (o, i) -> out[i] = (float) readDouble(d, o));
             return out;
+        } finally {
+            segment.unlockRead();
         }
-        forEachElement(out.length, (o, i) -> out[i] = (float) readDouble(d, o));
-        return out;
     }
 
     /** The elements in row-major order as ints (wider values truncated to 32 bits). */
     public int[] toIntArray() {
-        int[] out = new int[heapLength()];
-        MemorySegment d = mem();
-        if (contiguous && (code == 4 || code == 8)) {
-            MemorySegment.copy(d, I32_L, layout.offset() * 4, out, 0, out.length);
+        segment.lockRead();
+        try {
+            int[] out = new int[heapLength()];
+            MemorySegment d = mem();
+            if (contiguous && (code == 4 || code == 8)) {
+                MemorySegment.copy(d, I32_L, layout.offset() * 4, out, 0, out.length);
+                return out;
+            }
+            forEachElement(out.length, (o, i) -> out[i] = (int) readLong(d, o));
             return out;
+        } finally {
+            segment.unlockRead();
         }
-        forEachElement(out.length, (o, i) -> out[i] = (int) readLong(d, o));
-        return out;
     }
 
     private int heapLength() {
@@ -576,24 +644,29 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
      * Long for U32, BigInteger for U64. A copy.
      */
     public List<Number> toList() {
-        Number[] out = new Number[heapLength()];
-        MemorySegment d = mem();
-        for (int i = 0; i < out.length; i++) {
-            long o = contiguous ? layout.offset() + i : layout.offsetOfFlat(i);
-            out[i] = switch (code) {
-                case 1 -> d.getAtIndex(F64_L, o);
-                case 2 -> d.getAtIndex(F32_L, o);
-                case 3 -> d.getAtIndex(I64_L, o);
-                case 4 -> d.getAtIndex(I32_L, o);
-                case 5 -> d.getAtIndex(I16_L, o);
-                case 6 -> d.getAtIndex(I8_L, o);
-                case 7 -> new BigInteger(Long.toUnsignedString(d.getAtIndex(I64_L, o)));
-                case 8 -> Integer.toUnsignedLong(d.getAtIndex(I32_L, o));
-                case 9 -> Short.toUnsignedInt(d.getAtIndex(I16_L, o));
-                default -> Byte.toUnsignedInt(d.getAtIndex(I8_L, o));
-            };
+        segment.lockRead();
+        try {
+            Number[] out = new Number[heapLength()];
+            MemorySegment d = mem();
+            for (int i = 0; i < out.length; i++) {
+                long o = contiguous ? layout.offset() + i : layout.offsetOfFlat(i);
+                out[i] = switch (code) {
+                    case 1 -> d.getAtIndex(F64_L, o);
+                    case 2 -> d.getAtIndex(F32_L, o);
+                    case 3 -> d.getAtIndex(I64_L, o);
+                    case 4 -> d.getAtIndex(I32_L, o);
+                    case 5 -> d.getAtIndex(I16_L, o);
+                    case 6 -> d.getAtIndex(I8_L, o);
+                    case 7 -> new BigInteger(Long.toUnsignedString(d.getAtIndex(I64_L, o)));
+                    case 8 -> Integer.toUnsignedLong(d.getAtIndex(I32_L, o));
+                    case 9 -> Short.toUnsignedInt(d.getAtIndex(I16_L, o));
+                    default -> Byte.toUnsignedInt(d.getAtIndex(I8_L, o));
+                };
+            }
+            return List.of(out);
+        } finally {
+            segment.unlockRead();
         }
-        return List.of(out);
     }
 
     /** A new contiguous shared array with these elements (the process's backend, a generated name). */
@@ -603,15 +676,20 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
 
     /** A new contiguous shared array with these elements, created as {@code options} say. */
     public SharedNDArray<T> copy(CreateOptions options) {
-        checkOpen();
-        SharedNDArray<T> out = SharedArrays.create(dtype, layout.shape(), options);
+        segment.lockRead();
         try {
-            Kernels.binary(code, Kernels.ASSIGN, out.mem(), out.layout, mem(), layout);
-        } catch (RuntimeException | Error e) {
-            out.close();
-            throw e;
+            checkOpen();
+            SharedNDArray<T> out = SharedArrays.create(dtype, layout.shape(), options);
+            try {
+                Kernels.binary(code, Kernels.ASSIGN, out.mem(), out.layout, mem(), layout);
+            } catch (RuntimeException | Error e) {
+                out.close();
+                throw e;
+            }
+            return out;
+        } finally {
+            segment.unlockRead();
         }
-        return out;
     }
 
     // ---------------------------------------------------------------- reductions
@@ -620,12 +698,17 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
      * Sum of all elements in double (integers: numpy's wrapping 64-bit sum, then converted).
      */
     public double sum() {
-        MemorySegment d = mem();
-        if (dtype.isFloatingPoint()) {
-            return Kernels.reduceFloat(code, Kernels.SUM, d, layout);
+        segment.lockRead();
+        try {
+            MemorySegment d = mem();
+            if (dtype.isFloatingPoint()) {
+                return Kernels.reduceFloat(code, Kernels.SUM, d, layout);
+            }
+            long s = Kernels.reduceInt(code, Kernels.SUM, d, layout);
+            return code == 7 ? unsignedToDouble(s) : (double) s;
+        } finally {
+            segment.unlockRead();
         }
-        long s = Kernels.reduceInt(code, Kernels.SUM, d, layout);
-        return code == 7 ? unsignedToDouble(s) : (double) s;
     }
 
     /** {@link #sum()} divided by {@link #size()}. */
@@ -635,12 +718,22 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
 
     /** The smallest element as a double (NaN if a float element is NaN). */
     public double minAsDouble() {
-        return dtype.isFloatingPoint() ? Kernels.reduceFloat(code, Kernels.MIN, mem(), layout) : longToDouble(minAsLong());
+        segment.lockRead();
+        try {
+            return dtype.isFloatingPoint() ? Kernels.reduceFloat(code, Kernels.MIN, mem(), layout) : longToDouble(minAsLong());
+        } finally {
+            segment.unlockRead();
+        }
     }
 
     /** The largest element as a double (NaN if a float element is NaN). */
     public double maxAsDouble() {
-        return dtype.isFloatingPoint() ? Kernels.reduceFloat(code, Kernels.MAX, mem(), layout) : longToDouble(maxAsLong());
+        segment.lockRead();
+        try {
+            return dtype.isFloatingPoint() ? Kernels.reduceFloat(code, Kernels.MAX, mem(), layout) : longToDouble(maxAsLong());
+        } finally {
+            segment.unlockRead();
+        }
     }
 
     /**
@@ -650,8 +743,13 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
      * @throws DTypeMismatchException for float arrays: use {@link #minAsDouble()}
      */
     public long minAsLong() {
-        requireInteger("minAsLong", "minAsDouble");
-        return Kernels.reduceInt(code, Kernels.MIN, mem(), layout);
+        segment.lockRead();
+        try {
+            requireInteger("minAsLong", "minAsDouble");
+            return Kernels.reduceInt(code, Kernels.MIN, mem(), layout);
+        } finally {
+            segment.unlockRead();
+        }
     }
 
     /**
@@ -660,8 +758,13 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
      * @throws DTypeMismatchException for float arrays: use {@link #maxAsDouble()}
      */
     public long maxAsLong() {
-        requireInteger("maxAsLong", "maxAsDouble");
-        return Kernels.reduceInt(code, Kernels.MAX, mem(), layout);
+        segment.lockRead();
+        try {
+            requireInteger("maxAsLong", "maxAsDouble");
+            return Kernels.reduceInt(code, Kernels.MAX, mem(), layout);
+        } finally {
+            segment.unlockRead();
+        }
     }
 
     private double longToDouble(long v) {
@@ -696,55 +799,60 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
 
     @SuppressWarnings("unchecked")
     private <R extends DType<R>> SharedNDArray<R> reduceAxis(int axis, int op, boolean mean) {
-        MemorySegment d = mem();
-        if (axis < 0 || axis >= layout.ndim()) {
-            throw new IndexOutOfBoundsException("axis " + axis + " is out of bounds for an array of " + layout.ndim() + " dimensions");
-        }
-        long len = layout.shape()[axis];
-        long[] outShape = layout.ndim() == 1 ? new long[] {1} : removeAxis(layout.shape(), axis);
-        R outType = (R) (op == Kernels.SUM ? F64.TYPE : dtype);
-        SharedNDArray<R> out = SharedArrays.create(outType, outShape);
+        segment.lockRead();
         try {
-            // move the axis last; then each output element reduces one row of the view
-            int[] perm = new int[layout.ndim()];
-            for (int i = 0, j = 0; i < perm.length; i++) {
-                if (i != axis) {
-                    perm[j++] = i;
-                }
+            MemorySegment d = mem();
+            if (axis < 0 || axis >= layout.ndim()) {
+                throw new IndexOutOfBoundsException("axis " + axis + " is out of bounds for an array of " + layout.ndim() + " dimensions");
             }
-            perm[perm.length - 1] = axis;
-            Layout moved = layout.transpose(perm);
-            long stride = moved.strides()[perm.length - 1];
-            MemorySegment od = out.mem();
-            long outSize = out.size;
-            long[] outerShape = Arrays.copyOf(moved.shape(), perm.length - 1);
-            long[] outerStrides = Arrays.copyOf(moved.strides(), perm.length - 1);
-            Layout outer = perm.length == 1 ? new Layout(moved.offset(), new long[] {1}, new long[] {0})
-                    : new Layout(moved.offset(), outerShape, outerStrides);
-            for (long k = 0; k < outSize; k++) {
-                Layout row = new Layout(outer.offsetOfFlat(k), new long[] {len}, new long[] {stride});
-                if (dtype.isFloatingPoint()) {
-                    double r = Kernels.reduceFloat(code, op, d, row);
-                    if (op == Kernels.SUM) {
-                        od.setAtIndex(F64_L, k, mean ? r / len : r);
-                    } else {
-                        out.writeDouble(od, k, r);
-                    }
-                } else {
-                    long r = Kernels.reduceInt(code, op, d, row);
-                    if (op == Kernels.SUM) {
-                        double v = longToDouble(r);
-                        od.setAtIndex(F64_L, k, mean ? v / len : v);
-                    } else {
-                        out.writeLong(od, k, r);
+            long len = layout.shape()[axis];
+            long[] outShape = layout.ndim() == 1 ? new long[] {1} : removeAxis(layout.shape(), axis);
+            R outType = (R) (op == Kernels.SUM ? F64.TYPE : dtype);
+            SharedNDArray<R> out = SharedArrays.create(outType, outShape);
+            try {
+                // move the axis last; then each output element reduces one row of the view
+                int[] perm = new int[layout.ndim()];
+                for (int i = 0, j = 0; i < perm.length; i++) {
+                    if (i != axis) {
+                        perm[j++] = i;
                     }
                 }
+                perm[perm.length - 1] = axis;
+                Layout moved = layout.transpose(perm);
+                long stride = moved.strides()[perm.length - 1];
+                MemorySegment od = out.mem();
+                long outSize = out.size;
+                long[] outerShape = Arrays.copyOf(moved.shape(), perm.length - 1);
+                long[] outerStrides = Arrays.copyOf(moved.strides(), perm.length - 1);
+                Layout outer = perm.length == 1 ? new Layout(moved.offset(), new long[] {1}, new long[] {0})
+                        : new Layout(moved.offset(), outerShape, outerStrides);
+                for (long k = 0; k < outSize; k++) {
+                    Layout row = new Layout(outer.offsetOfFlat(k), new long[] {len}, new long[] {stride});
+                    if (dtype.isFloatingPoint()) {
+                        double r = Kernels.reduceFloat(code, op, d, row);
+                        if (op == Kernels.SUM) {
+                            od.setAtIndex(F64_L, k, mean ? r / len : r);
+                        } else {
+                            out.writeDouble(od, k, r);
+                        }
+                    } else {
+                        long r = Kernels.reduceInt(code, op, d, row);
+                        if (op == Kernels.SUM) {
+                            double v = longToDouble(r);
+                            od.setAtIndex(F64_L, k, mean ? v / len : v);
+                        } else {
+                            out.writeLong(od, k, r);
+                        }
+                    }
+                }
+            } catch (RuntimeException | Error e) {
+                out.close();
+                throw e;
             }
-        } catch (RuntimeException | Error e) {
-            out.close();
-            throw e;
+            return out;
+        } finally {
+            segment.unlockRead();
         }
-        return out;
     }
 
     private static long[] removeAxis(long[] shape, int axis) {
@@ -830,27 +938,37 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
     private static final String[] OP_NAMES = {"add", "subtract", "multiply", "divide"};
 
     private void scalar(int op, double value) {
-        MemorySegment d = mem();
-        if (!dtype.isFloatingPoint()) {
-            if (value != Math.rint(value) || Double.isInfinite(value)) {
-                throw new DTypeMismatchException("cannot " + OP_NAMES[op] + " " + dtype + " elements by the float " + value
-                        + " in place (numpy refuses too: same_kind casting); pass a whole number");
+        segment.lockWrite();
+        try {
+            MemorySegment d = mem();
+            if (!dtype.isFloatingPoint()) {
+                if (value != Math.rint(value) || Double.isInfinite(value)) {
+                    throw new DTypeMismatchException("cannot " + OP_NAMES[op] + " " + dtype + " elements by the float " + value
+                            + " in place (numpy refuses too: same_kind casting); pass a whole number");
+                }
+                scalar(op, code == 7 && value >= 0x1p63 ? doubleToUnsigned(value) : (long) value);
+                return;
             }
-            scalar(op, code == 7 && value >= 0x1p63 ? doubleToUnsigned(value) : (long) value);
-            return;
+            Kernels.scalar(code, op, d, layout, value, 0);
+        } finally {
+            segment.unlockWrite();
         }
-        Kernels.scalar(code, op, d, layout, value, 0);
     }
 
     private void scalar(int op, long value) {
-        MemorySegment d = mem();
-        if (!dtype.isFloatingPoint()) {
-            checkRange(value);
-            if (op == Kernels.DIV && value == 0) {
-                throw new ArithmeticException("integer division by zero: " + dtype + " array divided by 0; nothing was written");
+        segment.lockWrite();
+        try {
+            MemorySegment d = mem();
+            if (!dtype.isFloatingPoint()) {
+                checkRange(value);
+                if (op == Kernels.DIV && value == 0) {
+                    throw new ArithmeticException("integer division by zero: " + dtype + " array divided by 0; nothing was written");
+                }
             }
+            Kernels.scalar(code, op, d, layout, (double) value, value);
+        } finally {
+            segment.unlockWrite();
         }
-        Kernels.scalar(code, op, d, layout, (double) value, value);
     }
 
     private void checkRange(long v) {
@@ -889,10 +1007,52 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
                         ? " (sizes " + size + " and " + other.size + ")" : "; non-contiguous views must have equal shapes"));
             }
         }
+        lockPair(other);
+        try {
+            binaryLocked(op, a, b, lb, other.id() == id());
+        } finally {
+            unlockPair(other);
+        }
+    }
+
+    /** Write lock on this array, read lock on other, taken in the order of array id (no deadlock). */
+    private void lockPair(SharedNDArray<?> other) {
+        if (other.id() == id()) {
+            segment.lockWrite();
+        } else if (Long.compareUnsigned(id(), other.id()) < 0) {
+            segment.lockWrite();
+            try {
+                other.segment.lockRead();
+            } catch (RuntimeException | Error e) {
+                segment.unlockWrite();
+                throw e;
+            }
+        } else {
+            other.segment.lockRead();
+            try {
+                segment.lockWrite();
+            } catch (RuntimeException | Error e) {
+                other.segment.unlockRead();
+                throw e;
+            }
+        }
+    }
+
+    private void unlockPair(SharedNDArray<?> other) {
+        try {
+            segment.unlockWrite();
+        } finally {
+            if (other.id() != id()) {
+                other.segment.unlockRead();
+            }
+        }
+    }
+
+    private void binaryLocked(int op, MemorySegment a, MemorySegment b, Layout lb, boolean sameArray) {
         if (op == Kernels.DIV && !dtype.isFloatingPoint() && Kernels.anyZero(code, b, lb)) {
             throw new ArithmeticException("integer division by zero: the divisor " + dtype + " array has a zero element; nothing was written");
         }
-        if (other.id() == id() && overlaps(layout, lb) && !layout.equals(lb)) {
+        if (sameArray && overlaps(layout, lb) && !layout.equals(lb)) {
             // as numpy does: read the operand through a temporary copy when the two views overlap
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment tmp = arena.allocate(size * itemSize(), 64);
@@ -909,6 +1069,160 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
         long[] ex = x.extent();
         long[] ey = y.extent();
         return ex[0] <= ey[1] && ey[0] <= ex[1];
+    }
+
+    // ---------------------------------------------------------------- locks and atomics
+
+    /**
+     * Runs {@code action} holding this array's write lock: no other process or thread holds its
+     * read or write lock meanwhile. Bulk operations inside (fill, +=, ...) re-enter the lock.
+     * The lock is the whole array's, also when called on a view. See {@link #lockWrite()}.
+     */
+    public void withWriteLock(Runnable action) {
+        try (HeldLock ignored = lockWrite()) {
+            action.run();
+        }
+    }
+
+    /** Runs {@code action} holding this array's read lock: no process or thread writes under the lock meanwhile. */
+    public void withReadLock(Runnable action) {
+        try (HeldLock ignored = lockRead()) {
+            action.run();
+        }
+    }
+
+    /**
+     * Takes this array's cross-process write lock and returns it held; close it on the same
+     * thread. Writer preferring: once a writer holds the lock's writer word, new readers wait.
+     * Reentrant per thread; a thread holding the write lock may take the read lock too. If the
+     * holder of the lock is a process that died, the lock is taken over within about 50 ms
+     * (its data may be half-written). Blocks without a timeout otherwise.
+     *
+     * <p>Bulk mutations (fill, copyFrom, in-place arithmetic) take the write lock themselves,
+     * reductions and copies out take the read lock, and an operation on two arrays takes both in
+     * the order of array id, so {@code x += y} and {@code y += x} in two processes cannot
+     * deadlock. Element get/set do not lock: group them in a lock where they must be consistent.
+     *
+     * @throws IllegalStateException if this thread holds the read lock (a read lock cannot be
+     *         upgraded), or the array is closed
+     */
+    public HeldLock lockWrite() {
+        checkOpen();
+        segment.lockWrite();
+        return new Hold(segment, true);
+    }
+
+    /**
+     * Takes this array's cross-process read lock (shared with other readers, excluding writers)
+     * and returns it held; see {@link #lockWrite()}.
+     *
+     * @throws IllegalStateException if the array is closed
+     */
+    public HeldLock lockRead() {
+        checkOpen();
+        segment.lockRead();
+        return new Hold(segment, false);
+    }
+
+    private static final class Hold implements HeldLock {
+        private final Segment segment;
+        private final boolean write;
+        private boolean open = true;
+
+        Hold(Segment segment, boolean write) {
+            this.segment = segment;
+            this.write = write;
+        }
+
+        @Override
+        public void close() {
+            if (open) {
+                open = false;
+                if (write) {
+                    segment.unlockWrite();
+                } else {
+                    segment.unlockRead();
+                }
+            }
+        }
+    }
+
+    /** Who holds this array's lock right now (a snapshot, for diagnostics). */
+    public LockStatus lockStatus() {
+        MemorySegment c = segment.control();
+        return new LockStatus(ArrayLock.writerPid(c), ArrayLock.readerPids(c), ArrayLock.recoveries(c));
+    }
+
+    private long atomicOffset(long index, long value, String what) {
+        if (code != 3 && code != 4) {
+            throw new DTypeMismatchException(what + " needs an I64 or I32 array, this one holds " + dtype);
+        }
+        if (code == 4 && (value < Integer.MIN_VALUE || value > Integer.MAX_VALUE)) {
+            throw new IllegalArgumentException(what + ": " + value + " is out of range for I32 ("
+                    + Integer.MIN_VALUE + " to " + Integer.MAX_VALUE + ")");
+        }
+        return flatOffset(index) * itemSize();
+    }
+
+    /**
+     * Atomically sets element {@code index} (row-major flat index, as {@link #getLong(long)}) to
+     * {@code value} if it equals {@code expected}. I64 and I32 arrays only.
+     *
+     * <p>Memory ordering of all atomic operations: each is sequentially consistent (a volatile
+     * access in the Java memory model, a locked instruction on x86-64) across threads and
+     * processes that use these methods (or C atomics) on the same element. Plain writes made by a
+     * thread before an atomic operation are visible to any thread, in any process, that reads
+     * its result with an atomic operation.
+     *
+     * @return true if the element was {@code expected} and is now {@code value}
+     * @throws DTypeMismatchException if the dtype is not I64 or I32
+     * @throws IllegalArgumentException if a value is out of range for I32
+     * @throws IndexOutOfBoundsException if {@code index < 0 || index >= size()}
+     */
+    public boolean compareAndSet(long index, long expected, long value) {
+        long off = atomicOffset(index, value, "compareAndSet");
+        atomicOffset(index, expected, "compareAndSet");
+        MemorySegment d = mem();
+        return code == 3 ? (boolean) ATOMIC_LONG.compareAndSet(d, off, expected, value)
+                : (boolean) ATOMIC_INT.compareAndSet(d, off, (int) expected, (int) value);
+    }
+
+    /**
+     * Atomically adds {@code delta} to element {@code index} (wrapping) and returns the previous
+     * value. I64 and I32 arrays only; ordering as {@link #compareAndSet}.
+     */
+    public long getAndAdd(long index, long delta) {
+        long off = atomicOffset(index, delta, "getAndAdd");
+        MemorySegment d = mem();
+        return code == 3 ? (long) ATOMIC_LONG.getAndAdd(d, off, delta) : (int) ATOMIC_INT.getAndAdd(d, off, (int) delta);
+    }
+
+    /**
+     * Atomically replaces element {@code index} with {@code value} and returns the previous
+     * value. I64 and I32 arrays only; ordering as {@link #compareAndSet}.
+     */
+    public long getAndSet(long index, long value) {
+        long off = atomicOffset(index, value, "getAndSet");
+        MemorySegment d = mem();
+        return code == 3 ? (long) ATOMIC_LONG.getAndSet(d, off, value) : (int) ATOMIC_INT.getAndSet(d, off, (int) value);
+    }
+
+    /** Reads element {@code index} with volatile semantics. I64 and I32 arrays only. */
+    public long getVolatile(long index) {
+        long off = atomicOffset(index, 0, "getVolatile");
+        MemorySegment d = mem();
+        return code == 3 ? (long) ATOMIC_LONG.getVolatile(d, off) : (int) ATOMIC_INT.getVolatile(d, off);
+    }
+
+    /** Writes element {@code index} with volatile semantics. I64 and I32 arrays only. */
+    public void setVolatile(long index, long value) {
+        long off = atomicOffset(index, value, "setVolatile");
+        MemorySegment d = mem();
+        if (code == 3) {
+            ATOMIC_LONG.setVolatile(d, off, value);
+        } else {
+            ATOMIC_INT.setVolatile(d, off, (int) value);
+        }
     }
 
     // ---------------------------------------------------------------- lifecycle

@@ -54,6 +54,12 @@ public final class Libc {
     public static final int ENOSPC = 28;
     public static final int EFBIG = 27;
     public static final int ELOOP = 40;
+    public static final int ETIMEDOUT = 110;
+
+    /** x86_64 and aarch64 number futex differently. */
+    private static final long SYS_FUTEX = "aarch64".equals(System.getProperty("os.arch")) ? 98 : 202;
+    private static final long FUTEX_WAIT = 0;
+    private static final long FUTEX_WAKE = 1;
 
     private static final Linker LINKER = Linker.nativeLinker();
     private static final SymbolLookup LIBC = LINKER.defaultLookup();
@@ -113,6 +119,12 @@ public final class Libc {
 
     private static final class Fcntl {
         static final MethodHandle H = errnoCall("fcntl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), 2);
+    }
+
+    private static final class Syscall {
+        // long syscall(long number, ...): every variadic argument passed as a full 64-bit word
+        static final MethodHandle H = errnoCall("syscall", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG), 1);
     }
 
     private static final class Strerror {
@@ -319,6 +331,50 @@ public final class Libc {
     public static int fcntl(int fd, int cmd, int arg) {
         try {
             return (int) Fcntl.H.invokeExact(state(), fd, cmd, arg);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static final ThreadLocal<MemorySegment> TIMESPEC =
+            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(16, 8));
+
+    /**
+     * FUTEX_WAIT on the shared (not process-private) 32-bit word at {@code address}: sleeps while
+     * it holds {@code expected}, at most {@code timeoutNanos}. A raw address, not a segment: the
+     * kernel reports an unmapped word as EFAULT instead of faulting, and an arena is not pinned
+     * while a thread sleeps.
+     *
+     * @return 0 if woken, else the errno: EAGAIN (the word differed), ETIMEDOUT or EINTR
+     */
+    public static int futexWait(long address, int expected, long timeoutNanos) {
+        MemorySegment ts = TIMESPEC.get();
+        ts.set(JAVA_LONG, 0, timeoutNanos / 1_000_000_000L);
+        ts.set(JAVA_LONG, 8, timeoutNanos % 1_000_000_000L);
+        try {
+            long r = (long) Syscall.H.invokeExact(state(), SYS_FUTEX, address, FUTEX_WAIT,
+                    (long) expected & 0xFFFF_FFFFL, ts, 0L, 0L);
+            if (r == 0) {
+                return 0;
+            }
+            int e = errno();
+            if (e != EAGAIN && e != ETIMEDOUT && e != EINTR) {
+                throw failure("futex", "FUTEX_WAIT at 0x" + Long.toHexString(address), e);
+            }
+            return e;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** FUTEX_WAKE: wakes up to {@code count} waiters on the shared word at {@code address}. */
+    public static void futexWake(long address, int count) {
+        try {
+            long r = (long) Syscall.H.invokeExact(state(), SYS_FUTEX, address, FUTEX_WAKE, (long) count,
+                    MemorySegment.NULL, 0L, 0L);
+            if (r < 0) {
+                throw failure("futex", "FUTEX_WAKE at 0x" + Long.toHexString(address), errno());
+            }
         } catch (Throwable t) {
             throw rethrow(t);
         }

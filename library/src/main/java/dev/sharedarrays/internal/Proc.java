@@ -74,4 +74,33 @@ public final class Proc {
         long actual = startTime(pid);
         return actual != 0 && (start == 0 || actual == start);
     }
+
+    private static final long START_MASK = (1L << 40) - 1;
+    private static final long PID_MASK = (1L << 24) - 1;
+    private static final long SELF_IDENT = ident(SELF_PID, SELF_START);
+
+    /**
+     * A process as one 64-bit word, for lock and barrier words that must be swapped atomically:
+     * the pid in bits 0-23 (Linux pids stay below 2^22), the start time's low 40 bits above.
+     */
+    public static long ident(long pid, long start) {
+        return ((start & START_MASK) << 24) | (pid & PID_MASK);
+    }
+
+    public static long selfIdent() {
+        return SELF_IDENT;
+    }
+
+    public static long identPid(long ident) {
+        return ident & PID_MASK;
+    }
+
+    /** True if the process an {@link #ident} names runs (the same pid and the same start). */
+    public static boolean identAlive(long ident) {
+        if (ident == SELF_IDENT) {
+            return true;
+        }
+        long actual = startTime(identPid(ident));
+        return actual != 0 && ident(identPid(ident), actual) == ident;
+    }
 }

@@ -27,6 +27,7 @@ public final class Segment {
     private final Path path;
     private final ArrayHandle handle;
     private final int slot;
+    private final ArrayLock lock;
     private int fd;
     private volatile boolean closed;
 
@@ -43,6 +44,7 @@ public final class Segment {
         this.fd = fd;
         this.handle = handle;
         this.slot = slot;
+        this.lock = ArrayLock.retain(meta.id());
         Registry.add(this);
     }
 
@@ -87,6 +89,30 @@ public final class Segment {
     public MemorySegment data() {
         checkOpen();
         return data;
+    }
+
+    /** The control block, for lock and atomic words. */
+    public MemorySegment control() {
+        checkOpen();
+        return control;
+    }
+
+    /** Takes the array's write lock (see {@link ArrayLock}); pair with {@link #unlockWrite}. */
+    public void lockWrite() {
+        lock.lockWrite(control(), handle.toString());
+    }
+
+    public void unlockWrite() {
+        lock.unlockWrite(control);
+    }
+
+    /** Takes the array's read lock; pair with {@link #unlockRead}. */
+    public void lockRead() {
+        lock.lockRead(control());
+    }
+
+    public void unlockRead() {
+        lock.unlockRead(control);
     }
 
     public void checkOpen() {
@@ -138,6 +164,7 @@ public final class Segment {
         }
         closed = true;
         Registry.remove(this);
+        ArrayLock.release(meta.id());
         if (arena != null) {
             closeArena();
         }

@@ -31,11 +31,20 @@ import java.nio.charset.StandardCharsets;
  * 144  crc32c         u32  of bytes 0..143, ready read as 0
  * 148  (reserved)     u32
  * 152  op counter     u64                          mutable
- * 160  lock words     128 bytes                    mutable
- * 288  reader slots   32 x {pid u64, start u64}    mutable
+ * 160  writer         u64  ident of the process holding the write lock, 0 if none
+ * 168  writer seq     u32  futex word: +1 each time the writer word is cleared
+ * 172  reader seq     u32  futex word: +1 each time a reader leaves
+ * 176  writer waiters u32  processes sleeping on writer seq (a hint: 0 skips FUTEX_WAKE)
+ * 180  reader waiters u32  processes sleeping on reader seq
+ * 184  recoveries     u64  holds taken back from dead processes
+ * 192  last dead      u64  ident of the last dead holder recovered
+ * 200..287 reserved for the lock, zero
+ * 288  reader slots   32 x {ident u64, reserved u64}: processes holding the read lock
  * 800  attach slots   64 x {pid u64, start u64}    mutable
  * 1824..4095 reserved, zero
  * </pre>
+ * An ident is a process as one word: pid in bits 0-23, low 40 bits of its start time above
+ * ({@link Proc#ident}), so a reused pid never passes for a dead holder.
  * numpy reads only the header and the data, so the control block is invisible to it.
  */
 public final class SegmentLayout {
@@ -66,8 +75,13 @@ public final class SegmentLayout {
     public static final long CRC_OFFSET = 144;
     public static final int CRC_COVERED = 144;
     public static final long OP_COUNTER_OFFSET = 152;
-    public static final long LOCK_OFFSET = 160;
-    public static final int LOCK_SIZE = 128;
+    public static final long WRITER_OFFSET = 160;
+    public static final long WRITER_SEQ_OFFSET = 168;
+    public static final long READER_SEQ_OFFSET = 172;
+    public static final long WRITER_WAITERS_OFFSET = 176;
+    public static final long READER_WAITERS_OFFSET = 180;
+    public static final long RECOVERIES_OFFSET = 184;
+    public static final long LAST_DEAD_OFFSET = 192;
     public static final long READER_SLOTS_OFFSET = 288;
     public static final int READER_SLOTS = 32;
     public static final long ATTACH_SLOTS_OFFSET = 800;

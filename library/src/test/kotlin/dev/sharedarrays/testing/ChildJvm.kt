@@ -26,14 +26,19 @@ class ChildJvm(vararg args: String, env: Map<String, String> = emptyMap()) : Aut
         pb.environment().putAll(env)
         process = pb.start()
         Thread.ofPlatform().daemon().start {
-            BufferedReader(InputStreamReader(process.inputStream)).useLines { seq ->
-                seq.forEach { all.append(it).append('\n'); lines.put(it) }
+            // the stream is closed under us when the child is destroyed: that ends the output too
+            runCatching {
+                BufferedReader(InputStreamReader(process.inputStream)).useLines { seq ->
+                    seq.forEach { all.append(it).append('\n'); lines.put(it) }
+                }
             }
             lines.put(EOF)
         }
         Thread.ofPlatform().daemon().start {
-            BufferedReader(InputStreamReader(process.errorStream)).useLines { seq ->
-                seq.forEach { all.append("[stderr] ").append(it).append('\n'); System.err.println("[child ${process.pid()}] $it") }
+            runCatching {
+                BufferedReader(InputStreamReader(process.errorStream)).useLines { seq ->
+                    seq.forEach { all.append("[stderr] ").append(it).append('\n'); System.err.println("[child ${process.pid()}] $it") }
+                }
             }
         }
     }

@@ -1,0 +1,326 @@
+package dev.sharedarrays.internal;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+import static dev.sharedarrays.internal.SegmentLayout.*;
+
+/**
+ * The readers-writer lock of one array, in two tiers.
+ *
+ * <p>Across processes the lock is held by a process, in the control block's words (see
+ * {@link SegmentLayout}): the writer word holds the ident of the writing process; each reading
+ * process holds a reader slot. A writer first claims the writer word, which stops new readers
+ * (writer preference), then waits until every reader slot is empty. A reader claims a slot and
+ * then checks the writer word; if a writer came in between it steps back. Both sides use
+ * sequentially consistent atomics, so one of them always sees the other. Sleepers use
+ * FUTEX_WAIT on the sequence words in bounded slices and, between slices, check whether the
+ * holders they wait for still run: a dead process's hold is taken over (writer) or cleared
+ * (reader).
+ *
+ * <p>Within this process a {@link ReentrantReadWriteLock} per array id orders the threads and
+ * makes the lock reentrant; only the first reader and the writer touch shared memory. A thread
+ * that holds the write lock may also take the read lock; a read lock cannot be upgraded.
+ */
+public final class ArrayLock {
+    private static final VarHandle LONG_VH = ValueLayout.JAVA_LONG.varHandle();
+    private static final VarHandle INT_VH = ValueLayout.JAVA_INT.varHandle();
+    /** How long a sleeper waits before it looks at the holders' liveness again. */
+    static final long SLICE_NANOS = 50_000_000L;
+    private static final int SPINS = 200;
+    private static final ConcurrentHashMap<Long, ArrayLock> LOCKS = new ConcurrentHashMap<>();
+
+    private final ReentrantReadWriteLock local = new ReentrantReadWriteLock();
+    /** Read holds of this process covered by its reader slot; guarded by this. */
+    private int readers;
+    /** This process's reader slot while readers > 0; guarded by this. */
+    private int slot = -1;
+    /** Segments of this process that use this lock; guarded by LOCKS. */
+    private int refs;
+
+    private ArrayLock() {
+    }
+
+    /** The lock of array {@code id} in this process; pair with {@link #release}. */
+    static ArrayLock retain(long id) {
+        return LOCKS.compute(id, (k, v) -> {
+            ArrayLock l = v == null ? new ArrayLock() : v;
+            l.refs++;
+            return l;
+        });
+    }
+
+    static void release(long id) {
+        LOCKS.computeIfPresent(id, (k, v) -> --v.refs == 0 ? null : v);
+    }
+
+    // ---------------------------------------------------------------- this process
+
+    /**
+     * @throws IllegalStateException if the calling thread holds the read lock (no upgrades:
+     *         two upgrading threads would wait for each other forever)
+     */
+    public void lockWrite(MemorySegment control, String what) {
+        if (local.getReadHoldCount() > 0 && !local.isWriteLockedByCurrentThread()) {
+            throw new IllegalStateException("cannot take the write lock of " + what
+                    + ": this thread holds its read lock, and a read lock cannot be upgraded; take the write lock first");
+        }
+        local.writeLock().lock();
+        if (local.getWriteHoldCount() > 1) {
+            return;
+        }
+        try {
+            acquireWriter(control);
+        } catch (RuntimeException | Error e) {
+            local.writeLock().unlock();
+            throw e;
+        }
+    }
+
+    public void unlockWrite(MemorySegment control) {
+        try {
+            if (local.getWriteHoldCount() == 1) {
+                int reads = local.getReadHoldCount();
+                if (reads > 0) {
+                    // read holds taken under the write lock outlive it: cover them with a reader slot first
+                    synchronized (this) {
+                        if (readers == 0) {
+                            slot = claimSlot(control, Proc.selfIdent(), true);
+                        }
+                        readers += reads;
+                    }
+                }
+                releaseWriter(control);
+            }
+        } finally {
+            local.writeLock().unlock();
+        }
+    }
+
+    public void lockRead(MemorySegment control) {
+        local.readLock().lock();
+        if (local.isWriteLockedByCurrentThread()) {
+            return;
+        }
+        try {
+            synchronized (this) {
+                if (readers == 0) {
+                    slot = acquireReader(control);
+                }
+                readers++;
+            }
+        } catch (RuntimeException | Error e) {
+            local.readLock().unlock();
+            throw e;
+        }
+    }
+
+    public void unlockRead(MemorySegment control) {
+        try {
+            if (!local.isWriteLockedByCurrentThread()) {
+                synchronized (this) {
+                    if (--readers == 0) {
+                        LONG_VH.setVolatile(control, slotOffset(slot), 0L);
+                        slot = -1;
+                        bump(control, READER_SEQ_OFFSET, READER_WAITERS_OFFSET);
+                    }
+                }
+            }
+        } finally {
+            local.readLock().unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- across processes
+
+    private static long slotOffset(int i) {
+        return READER_SLOTS_OFFSET + (long) SLOT_SIZE * i;
+    }
+
+    private static void acquireWriter(MemorySegment c) {
+        long me = Proc.selfIdent();
+        int spins = 0;
+        long checked = System.nanoTime();
+        while (true) {
+            long cur = (long) LONG_VH.getVolatile(c, WRITER_OFFSET);
+            if (cur == 0) {
+                if (LONG_VH.compareAndSet(c, WRITER_OFFSET, 0L, me)) {
+                    break;
+                }
+                continue;
+            }
+            if (System.nanoTime() - checked >= SLICE_NANOS) {
+                checked = System.nanoTime();
+                if (!Proc.identAlive(cur)) {
+                    if (LONG_VH.compareAndSet(c, WRITER_OFFSET, cur, me)) {
+                        recovered(c, cur);
+                        break;
+                    }
+                    continue;
+                }
+            }
+            if (spins++ < SPINS) {
+                Thread.onSpinWait();
+                continue;
+            }
+            int seq = (int) INT_VH.getVolatile(c, WRITER_SEQ_OFFSET);
+            if ((long) LONG_VH.getVolatile(c, WRITER_OFFSET) == cur) {
+                sleep(c, WRITER_SEQ_OFFSET, WRITER_WAITERS_OFFSET, seq);
+            }
+        }
+        // the writer word is ours: no new reader gets in; wait for the present ones to leave
+        spins = 0;
+        checked = System.nanoTime();
+        while (true) {
+            int seq = (int) INT_VH.getVolatile(c, READER_SEQ_OFFSET);
+            boolean check = System.nanoTime() - checked >= SLICE_NANOS;
+            if (check) {
+                checked = System.nanoTime();
+            }
+            boolean busy = false;
+            for (int i = 0; i < READER_SLOTS; i++) {
+                long r = (long) LONG_VH.getVolatile(c, slotOffset(i));
+                if (r == 0 || r == me) {
+                    continue;
+                }
+                if (check && !Proc.identAlive(r)) {
+                    if (LONG_VH.compareAndSet(c, slotOffset(i), r, 0L)) {
+                        recovered(c, r);
+                    }
+                    continue;
+                }
+                busy = true;
+            }
+            if (!busy) {
+                return;
+            }
+            if (spins++ < SPINS) {
+                Thread.onSpinWait();
+                continue;
+            }
+            sleep(c, READER_SEQ_OFFSET, READER_WAITERS_OFFSET, seq);
+        }
+    }
+
+    private static void releaseWriter(MemorySegment c) {
+        LONG_VH.setVolatile(c, WRITER_OFFSET, 0L);
+        bump(c, WRITER_SEQ_OFFSET, WRITER_WAITERS_OFFSET);
+    }
+
+    /** Returns the reader slot this process now holds. */
+    private static int acquireReader(MemorySegment c) {
+        long me = Proc.selfIdent();
+        int spins = 0;
+        long checked = System.nanoTime();
+        while (true) {
+            long w = (long) LONG_VH.getVolatile(c, WRITER_OFFSET);
+            if (w == 0) {
+                int rseq = (int) INT_VH.getVolatile(c, READER_SEQ_OFFSET);
+                int s = claimSlot(c, me, false);
+                if (s < 0) {
+                    // every slot is held by a live process: wait for one to leave
+                    sleep(c, READER_SEQ_OFFSET, READER_WAITERS_OFFSET, rseq);
+                    continue;
+                }
+                if ((long) LONG_VH.getVolatile(c, WRITER_OFFSET) == 0) {
+                    return s;
+                }
+                // a writer claimed the word between our two reads: step back so that it can proceed
+                LONG_VH.setVolatile(c, slotOffset(s), 0L);
+                bump(c, READER_SEQ_OFFSET, READER_WAITERS_OFFSET);
+                continue;
+            }
+            if (System.nanoTime() - checked >= SLICE_NANOS) {
+                checked = System.nanoTime();
+                if (!Proc.identAlive(w)) {
+                    if (LONG_VH.compareAndSet(c, WRITER_OFFSET, w, 0L)) {
+                        recovered(c, w);
+                        bump(c, WRITER_SEQ_OFFSET, WRITER_WAITERS_OFFSET);
+                    }
+                    continue;
+                }
+            }
+            if (spins++ < SPINS) {
+                Thread.onSpinWait();
+                continue;
+            }
+            int seq = (int) INT_VH.getVolatile(c, WRITER_SEQ_OFFSET);
+            if ((long) LONG_VH.getVolatile(c, WRITER_OFFSET) == w) {
+                sleep(c, WRITER_SEQ_OFFSET, WRITER_WAITERS_OFFSET, seq);
+            }
+        }
+    }
+
+    /**
+     * Claims a free reader slot, or one whose process died; -1 if all belong to live processes
+     * (an exception if {@code mustHave}: a writer covering its own read holds).
+     */
+    private static int claimSlot(MemorySegment c, long me, boolean mustHave) {
+        for (int pass = 0; pass < 2; pass++) {
+            for (int i = 0; i < READER_SLOTS; i++) {
+                long r = (long) LONG_VH.getVolatile(c, slotOffset(i));
+                if (r == 0 && LONG_VH.compareAndSet(c, slotOffset(i), 0L, me)) {
+                    return i;
+                }
+                if (pass == 1 && r != 0 && !Proc.identAlive(r) && LONG_VH.compareAndSet(c, slotOffset(i), r, me)) {
+                    recovered(c, r);
+                    return i;
+                }
+            }
+        }
+        if (mustHave) {
+            throw new IllegalStateException("all " + READER_SLOTS + " reader slots are held by live processes");
+        }
+        return -1;
+    }
+
+    private static void recovered(MemorySegment c, long dead) {
+        LONG_VH.getAndAdd(c, RECOVERIES_OFFSET, 1L);
+        LONG_VH.setVolatile(c, LAST_DEAD_OFFSET, dead);
+    }
+
+    private static void sleep(MemorySegment c, long seqOffset, long waitersOffset, int seq) {
+        INT_VH.getAndAdd(c, waitersOffset, 1);
+        try {
+            Libc.futexWait(c.address() + seqOffset, seq, SLICE_NANOS);
+        } finally {
+            INT_VH.getAndAdd(c, waitersOffset, -1);
+        }
+    }
+
+    private static void bump(MemorySegment c, long seqOffset, long waitersOffset) {
+        INT_VH.getAndAdd(c, seqOffset, 1);
+        if ((int) INT_VH.getVolatile(c, waitersOffset) != 0) {
+            Libc.futexWake(c.address() + seqOffset, Integer.MAX_VALUE);
+        }
+    }
+
+    // ---------------------------------------------------------------- inspection
+
+    /** Pid of the process holding the write lock, 0 if none. */
+    public static long writerPid(MemorySegment c) {
+        return Proc.identPid((long) LONG_VH.getVolatile(c, WRITER_OFFSET));
+    }
+
+    /** Pids of the processes holding the read lock. */
+    public static List<Long> readerPids(MemorySegment c) {
+        List<Long> out = new ArrayList<>();
+        for (int i = 0; i < READER_SLOTS; i++) {
+            long r = (long) LONG_VH.getVolatile(c, slotOffset(i));
+            if (r != 0) {
+                out.add(Proc.identPid(r));
+            }
+        }
+        return out;
+    }
+
+    /** How many holds were taken back from dead processes. */
+    public static long recoveries(MemorySegment c) {
+        return (long) LONG_VH.getVolatile(c, RECOVERIES_OFFSET);
+    }
+}
