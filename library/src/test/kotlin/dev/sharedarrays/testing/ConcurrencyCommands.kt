@@ -2,7 +2,10 @@ package dev.sharedarrays.testing
 
 import dev.sharedarrays.F64
 import dev.sharedarrays.I64
+import dev.sharedarrays.BarrierBrokenException
 import dev.sharedarrays.SharedArrays
+import dev.sharedarrays.SharedBarrier
+import java.time.Duration
 
 /**
  * Child commands for lock and barrier tests:
@@ -12,6 +15,11 @@ import dev.sharedarrays.SharedArrays
  *  - `count <handle> <n>`: n times: increment element 0 of an I64 array under the write lock and
  *     getAndAdd(1, 1); print `DONE`
  *  - `add-loop <x> <y> <seconds>`: `x += y` until the time is up, print `ITERATIONS <n>`
+ *  - `barrier-register <barrier>`: attach and register, print `REGISTERED`, sleep
+ *  - `barrier-party <barrier> <timeout ms>`: attach and register, print `REGISTERED`, await; print
+ *     `PASSED` or `BROKEN <pid> <reason> <ms waited>`
+ *  - `barrier-rounds <barrier> <I64 array> <rounds>`: each round r: set element 1 to r, await, check that
+ *     element 0 (the parent's) is r, await; print `ROUNDS <n>` or `MISMATCH ...`
  */
 object ConcurrencyCommands {
     fun run(args: Array<String>): Boolean {
@@ -56,6 +64,42 @@ object ConcurrencyCommands {
                         n++
                     }
                     println("ITERATIONS $n")
+                }
+            }
+            "barrier-register" -> SharedBarrier.attach(args[1]).use { b ->
+                b.register()
+                println("REGISTERED")
+                System.out.flush()
+                Thread.sleep(Long.MAX_VALUE)
+            }
+            "barrier-party" -> SharedBarrier.attach(args[1]).use { b ->
+                b.register()
+                println("REGISTERED")
+                System.out.flush()
+                val t0 = System.nanoTime()
+                try {
+                    b.await(Duration.ofMillis(args[2].toLong()))
+                    println("PASSED")
+                } catch (e: BarrierBrokenException) {
+                    println("BROKEN ${e.pid()} ${e.reason()} ${(System.nanoTime() - t0) / 1_000_000}")
+                }
+            }
+            "barrier-rounds" -> SharedBarrier.attach(args[1]).use { b ->
+                SharedArrays.attach(args[2]).use { any ->
+                    val a = any.`as`(I64.TYPE)
+                    b.register()
+                    val rounds = args[3].toInt()
+                    for (r in 1..rounds) {
+                        a.setLong(1, r.toLong())
+                        b.await(Duration.ofSeconds(30))
+                        val seen = a.getLong(0)
+                        if (seen != r.toLong()) {
+                            println("MISMATCH round $r saw $seen")
+                            return true
+                        }
+                        b.await(Duration.ofSeconds(30))
+                    }
+                    println("ROUNDS $rounds")
                 }
             }
             else -> return false
