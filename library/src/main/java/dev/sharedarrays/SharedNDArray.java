@@ -65,12 +65,14 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
     /** Null for the array itself; the array a view was made from. */
     private final SharedNDArray<T> base;
     private volatile boolean viewClosed;
+    /** False for {@link #unlocked()} views. */
+    private final boolean locking;
 
     SharedNDArray(Segment segment, T dtype) {
-        this(segment, dtype, Layout.contiguous(segment.meta().shape()), null);
+        this(segment, dtype, Layout.contiguous(segment.meta().shape()), null, true);
     }
 
-    private SharedNDArray(Segment segment, T dtype, Layout layout, SharedNDArray<T> base) {
+    private SharedNDArray(Segment segment, T dtype, Layout layout, SharedNDArray<T> base, boolean locking) {
         this.segment = segment;
         this.dtype = dtype;
         this.layout = layout;
@@ -78,11 +80,28 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
         this.code = dtype.code();
         this.contiguous = layout.isContiguous();
         this.base = base;
+        this.locking = locking;
     }
 
     private SharedNDArray<T> view(Layout l) {
         checkOpen();
-        return new SharedNDArray<>(segment, dtype, l, base == null ? this : base);
+        return new SharedNDArray<>(segment, dtype, l, base == null ? this : base, locking);
+    }
+
+    /**
+     * A view of the whole of this array (or view) whose bulk operations take no lock, and whose
+     * views take none either. For workers that each own a disjoint part of an array and order
+     * their phases with a barrier ({@link SharedBarrier}): the array's single lock would
+     * otherwise serialise them. {@link #lockWrite()} and {@link #lockRead()} still lock.
+     */
+    public SharedNDArray<T> unlocked() {
+        checkOpen();
+        return new SharedNDArray<>(segment, dtype, layout, base == null ? this : base, false);
+    }
+
+    /** False for views made by {@link #unlocked()}: their bulk operations do not lock. */
+    public boolean isLocking() {
+        return locking;
     }
 
     // ---------------------------------------------------------------- description
@@ -421,7 +440,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
 
     /** Sets every element; integer types take the value truncated and wrapped. */
     public void fill(double value) {
-        segment.lockWrite();
+        beginWrite();
         try {
             MemorySegment d = mem();
             if (dtype.isFloatingPoint()) {
@@ -430,17 +449,17 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
                 Kernels.fill(code, d, layout, value, code == 7 ? doubleToUnsigned(value) : (long) value);
             }
         } finally {
-            segment.unlockWrite();
+            endWrite();
         }
     }
 
     /** Sets every element; wrapped to the element width (floats: converted). */
     public void fill(long value) {
-        segment.lockWrite();
+        beginWrite();
         try {
             Kernels.fill(code, mem(), layout, (double) value, value);
         } finally {
-            segment.unlockWrite();
+            endWrite();
         }
     }
 
@@ -458,7 +477,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
 
     /** Copies the values in row-major order, converted as {@link #setDouble}. */
     public void copyFrom(double[] values) {
-        segment.lockWrite();
+        beginWrite();
         try {
             checkLength(values.length);
             MemorySegment d = mem();
@@ -468,13 +487,13 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
             }
             forEachElement(values.length, (o, i) -> writeDouble(d, o, values[i]));
         } finally {
-            segment.unlockWrite();
+            endWrite();
         }
     }
 
     /** Copies the values in row-major order, converted as {@link #setLong}. */
     public void copyFrom(long[] values) {
-        segment.lockWrite();
+        beginWrite();
         try {
             checkLength(values.length);
             MemorySegment d = mem();
@@ -484,13 +503,13 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
             }
             forEachElement(values.length, (o, i) -> writeLong(d, o, values[i]));
         } finally {
-            segment.unlockWrite();
+            endWrite();
         }
     }
 
     /** Copies the values in row-major order, converted as {@link #setLong}. */
     public void copyFrom(int[] values) {
-        segment.lockWrite();
+        beginWrite();
         try {
             checkLength(values.length);
             MemorySegment d = mem();
@@ -500,13 +519,13 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
             }
             forEachElement(values.length, (o, i) -> writeLong(d, o, values[i]));
         } finally {
-            segment.unlockWrite();
+            endWrite();
         }
     }
 
     /** Copies the values in row-major order, converted as {@link #setDouble}. */
     public void copyFrom(float[] values) {
-        segment.lockWrite();
+        beginWrite();
         try {
             checkLength(values.length);
             MemorySegment d = mem();
@@ -516,31 +535,31 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
             }
             forEachElement(values.length, (o, i) -> writeDouble(d, o, values[i]));
         } finally {
-            segment.unlockWrite();
+            endWrite();
         }
     }
 
     /** Copies the values in row-major order, converted as {@link #setLong}. */
     public void copyFrom(short[] values) {
-        segment.lockWrite();
+        beginWrite();
         try {
             checkLength(values.length);
             MemorySegment d = mem();
             forEachElement(values.length, (o, i) -> writeLong(d, o, values[i]));
         } finally {
-            segment.unlockWrite();
+            endWrite();
         }
     }
 
     /** Copies the values in row-major order, converted as {@link #setLong}. */
     public void copyFrom(byte[] values) {
-        segment.lockWrite();
+        beginWrite();
         try {
             checkLength(values.length);
             MemorySegment d = mem();
             forEachElement(values.length, (o, i) -> writeLong(d, o, values[i]));
         } finally {
-            segment.unlockWrite();
+            endWrite();
         }
     }
 
@@ -565,7 +584,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
 
     /** The elements in row-major order as doubles. */
     public double[] toDoubleArray() {
-        segment.lockRead();
+        beginRead();
         try {
             double[] out = new double[heapLength()];
             MemorySegment d = mem();
@@ -576,13 +595,13 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
             forEachElement(out.length, (o, i) -> out[i] = readDouble(d, o));
             return out;
         } finally {
-            segment.unlockRead();
+            endRead();
         }
     }
 
     /** The elements in row-major order as longs, as {@link #getLong(long)}. */
     public long[] toLongArray() {
-        segment.lockRead();
+        beginRead();
         try {
             long[] out = new long[heapLength()];
             MemorySegment d = mem();
@@ -593,13 +612,13 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
             forEachElement(out.length, (o, i) -> out[i] = readLong(d, o));
             return out;
         } finally {
-            segment.unlockRead();
+            endRead();
         }
     }
 
     /** The elements in row-major order as floats. */
     public float[] toFloatArray() {
-        segment.lockRead();
+        beginRead();
         try {
             float[] out = new float[heapLength()];
             MemorySegment d = mem();
@@ -610,13 +629,13 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
             forEachElement(out.length, (o, i) -> out[i] = (float) readDouble(d, o));
             return out;
         } finally {
-            segment.unlockRead();
+            endRead();
         }
     }
 
     /** The elements in row-major order as ints (wider values truncated to 32 bits). */
     public int[] toIntArray() {
-        segment.lockRead();
+        beginRead();
         try {
             int[] out = new int[heapLength()];
             MemorySegment d = mem();
@@ -627,7 +646,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
             forEachElement(out.length, (o, i) -> out[i] = (int) readLong(d, o));
             return out;
         } finally {
-            segment.unlockRead();
+            endRead();
         }
     }
 
@@ -644,7 +663,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
      * Long for U32, BigInteger for U64. A copy.
      */
     public List<Number> toList() {
-        segment.lockRead();
+        beginRead();
         try {
             Number[] out = new Number[heapLength()];
             MemorySegment d = mem();
@@ -665,7 +684,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
             }
             return List.of(out);
         } finally {
-            segment.unlockRead();
+            endRead();
         }
     }
 
@@ -676,7 +695,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
 
     /** A new contiguous shared array with these elements, created as {@code options} say. */
     public SharedNDArray<T> copy(CreateOptions options) {
-        segment.lockRead();
+        beginRead();
         try {
             checkOpen();
             SharedNDArray<T> out = SharedArrays.create(dtype, layout.shape(), options);
@@ -688,7 +707,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
             }
             return out;
         } finally {
-            segment.unlockRead();
+            endRead();
         }
     }
 
@@ -698,7 +717,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
      * Sum of all elements in double (integers: numpy's wrapping 64-bit sum, then converted).
      */
     public double sum() {
-        segment.lockRead();
+        beginRead();
         try {
             MemorySegment d = mem();
             if (dtype.isFloatingPoint()) {
@@ -707,7 +726,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
             long s = Kernels.reduceInt(code, Kernels.SUM, d, layout);
             return code == 7 ? unsignedToDouble(s) : (double) s;
         } finally {
-            segment.unlockRead();
+            endRead();
         }
     }
 
@@ -718,21 +737,21 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
 
     /** The smallest element as a double (NaN if a float element is NaN). */
     public double minAsDouble() {
-        segment.lockRead();
+        beginRead();
         try {
             return dtype.isFloatingPoint() ? Kernels.reduceFloat(code, Kernels.MIN, mem(), layout) : longToDouble(minAsLong());
         } finally {
-            segment.unlockRead();
+            endRead();
         }
     }
 
     /** The largest element as a double (NaN if a float element is NaN). */
     public double maxAsDouble() {
-        segment.lockRead();
+        beginRead();
         try {
             return dtype.isFloatingPoint() ? Kernels.reduceFloat(code, Kernels.MAX, mem(), layout) : longToDouble(maxAsLong());
         } finally {
-            segment.unlockRead();
+            endRead();
         }
     }
 
@@ -743,12 +762,12 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
      * @throws DTypeMismatchException for float arrays: use {@link #minAsDouble()}
      */
     public long minAsLong() {
-        segment.lockRead();
+        beginRead();
         try {
             requireInteger("minAsLong", "minAsDouble");
             return Kernels.reduceInt(code, Kernels.MIN, mem(), layout);
         } finally {
-            segment.unlockRead();
+            endRead();
         }
     }
 
@@ -758,12 +777,12 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
      * @throws DTypeMismatchException for float arrays: use {@link #maxAsDouble()}
      */
     public long maxAsLong() {
-        segment.lockRead();
+        beginRead();
         try {
             requireInteger("maxAsLong", "maxAsDouble");
             return Kernels.reduceInt(code, Kernels.MAX, mem(), layout);
         } finally {
-            segment.unlockRead();
+            endRead();
         }
     }
 
@@ -799,7 +818,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
 
     @SuppressWarnings("unchecked")
     private <R extends DType<R>> SharedNDArray<R> reduceAxis(int axis, int op, boolean mean) {
-        segment.lockRead();
+        beginRead();
         try {
             MemorySegment d = mem();
             if (axis < 0 || axis >= layout.ndim()) {
@@ -851,7 +870,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
             }
             return out;
         } finally {
-            segment.unlockRead();
+            endRead();
         }
     }
 
@@ -938,7 +957,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
     private static final String[] OP_NAMES = {"add", "subtract", "multiply", "divide"};
 
     private void scalar(int op, double value) {
-        segment.lockWrite();
+        beginWrite();
         try {
             MemorySegment d = mem();
             if (!dtype.isFloatingPoint()) {
@@ -951,12 +970,12 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
             }
             Kernels.scalar(code, op, d, layout, value, 0);
         } finally {
-            segment.unlockWrite();
+            endWrite();
         }
     }
 
     private void scalar(int op, long value) {
-        segment.lockWrite();
+        beginWrite();
         try {
             MemorySegment d = mem();
             if (!dtype.isFloatingPoint()) {
@@ -967,7 +986,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
             }
             Kernels.scalar(code, op, d, layout, (double) value, value);
         } finally {
-            segment.unlockWrite();
+            endWrite();
         }
     }
 
@@ -1015,24 +1034,33 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
         }
     }
 
-    /** Write lock on this array, read lock on other, taken in the order of array id (no deadlock). */
+    /**
+     * Write lock on this array, read lock on other, taken in the order of array id (no
+     * deadlock); only the locks of views that lock (see {@link #unlocked()}).
+     */
     private void lockPair(SharedNDArray<?> other) {
-        if (other.id() == id()) {
-            segment.lockWrite();
+        boolean same = other.id() == id();
+        if (same || !other.locking) {
+            beginWrite();
+            if (!locking && same) {
+                other.beginRead();
+            }
+        } else if (!locking) {
+            other.beginRead();
         } else if (Long.compareUnsigned(id(), other.id()) < 0) {
-            segment.lockWrite();
+            beginWrite();
             try {
-                other.segment.lockRead();
+                other.beginRead();
             } catch (RuntimeException | Error e) {
-                segment.unlockWrite();
+                endWrite();
                 throw e;
             }
         } else {
-            other.segment.lockRead();
+            other.beginRead();
             try {
-                segment.lockWrite();
+                beginWrite();
             } catch (RuntimeException | Error e) {
-                other.segment.unlockRead();
+                other.endRead();
                 throw e;
             }
         }
@@ -1040,11 +1068,35 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
 
     private void unlockPair(SharedNDArray<?> other) {
         try {
-            segment.unlockWrite();
+            endWrite();
         } finally {
-            if (other.id() != id()) {
-                other.segment.unlockRead();
+            if (other.id() != id() || !locking) {
+                other.endRead();
             }
+        }
+    }
+
+    private void beginWrite() {
+        if (locking) {
+            segment.lockWrite();
+        }
+    }
+
+    private void endWrite() {
+        if (locking) {
+            segment.unlockWrite();
+        }
+    }
+
+    private void beginRead() {
+        if (locking) {
+            segment.lockRead();
+        }
+    }
+
+    private void endRead() {
+        if (locking) {
+            segment.unlockRead();
         }
     }
 

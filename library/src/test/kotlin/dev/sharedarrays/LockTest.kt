@@ -191,6 +191,28 @@ class LockTest : FunSpec({
         }
     }
 
+    test("unlocked views (for workers on disjoint bands) do not wait for the lock; explicit locks still do") {
+        SharedArrays.create(F64.TYPE, 1000L).use { a ->
+            val holding = CountDownLatch(1)
+            val release = CountDownLatch(1)
+            val holder = Thread.ofPlatform().start { a.lockWrite().use { holding.countDown(); release.await() } }
+            try {
+                holding.await()
+                val band = a.unlocked().slice(0, 0, 500, 1)
+                band.isLocking() shouldBe false
+                a.slice(0, 0, 500, 1).isLocking() shouldBe true
+                band.fill(2.0)
+                band.add(1.0)
+                band.sum() shouldBe 1500.0
+                a.unlocked().add(a.unlocked())
+                a.unlocked().sum() shouldBe 3000.0
+            } finally {
+                release.countDown()
+                holder.join()
+            }
+        }
+    }
+
     test("a lock on a closed array is refused, not a crash") {
         val a = SharedArrays.create(F64.TYPE, 10L)
         a.close()
