@@ -2,6 +2,7 @@ package dev.sharedarrays.dsl
 
 import java.io.BufferedReader
 import java.io.InputStreamReader
+import java.io.OutputStream
 import java.lang.management.ManagementFactory
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.TimeUnit
@@ -35,6 +36,9 @@ public class WorkerProcesses private constructor(private val workers: List<Worke
 
     /** The workers' pids, in worker order. */
     public val pids: List<Long> get() = workers.map { it.process.pid() }
+
+    /** Worker [worker]'s standard input (for example to send it handles or data later). */
+    public fun stdin(worker: Int): OutputStream = workers[worker].process.outputStream
 
     /** True while worker [worker] runs. */
     public fun isAlive(worker: Int): Boolean = workers[worker].process.isAlive
