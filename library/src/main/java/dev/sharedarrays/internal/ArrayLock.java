@@ -145,7 +145,7 @@ public final class ArrayLock {
     private static void acquireWriter(MemorySegment c) {
         long me = Proc.selfIdent();
         int spins = 0;
-        long checked = System.nanoTime();
+        long checked = 0; // when the holders' liveness was last checked; 0 until a wait begins
         while (true) {
             long cur = (long) LONG_VH.getVolatile(c, WRITER_OFFSET);
             if (cur == 0) {
@@ -154,7 +154,9 @@ public final class ArrayLock {
                 }
                 continue;
             }
-            if (System.nanoTime() - checked >= SLICE_NANOS) {
+            if (checked == 0) {
+                checked = System.nanoTime();
+            } else if (System.nanoTime() - checked >= SLICE_NANOS) {
                 checked = System.nanoTime();
                 if (!Proc.identAlive(cur)) {
                     if (LONG_VH.compareAndSet(c, WRITER_OFFSET, cur, me)) {
@@ -175,10 +177,10 @@ public final class ArrayLock {
         }
         // the writer word is ours: no new reader gets in; wait for the present ones to leave
         spins = 0;
-        checked = System.nanoTime();
+        checked = 0;
         while (true) {
             int seq = (int) INT_VH.getVolatile(c, READER_SEQ_OFFSET);
-            boolean check = System.nanoTime() - checked >= SLICE_NANOS;
+            boolean check = checked != 0 && System.nanoTime() - checked >= SLICE_NANOS;
             if (check) {
                 checked = System.nanoTime();
             }
@@ -199,6 +201,9 @@ public final class ArrayLock {
             if (!busy) {
                 return;
             }
+            if (checked == 0) {
+                checked = System.nanoTime();
+            }
             if (spins++ < SPINS) {
                 Thread.onSpinWait();
                 continue;
@@ -216,7 +221,7 @@ public final class ArrayLock {
     private static int acquireReader(MemorySegment c) {
         long me = Proc.selfIdent();
         int spins = 0;
-        long checked = System.nanoTime();
+        long checked = 0;
         while (true) {
             long w = (long) LONG_VH.getVolatile(c, WRITER_OFFSET);
             if (w == 0) {
@@ -235,7 +240,9 @@ public final class ArrayLock {
                 bump(c, READER_SEQ_OFFSET, READER_WAITERS_OFFSET);
                 continue;
             }
-            if (System.nanoTime() - checked >= SLICE_NANOS) {
+            if (checked == 0) {
+                checked = System.nanoTime();
+            } else if (System.nanoTime() - checked >= SLICE_NANOS) {
                 checked = System.nanoTime();
                 if (!Proc.identAlive(w)) {
                     if (LONG_VH.compareAndSet(c, WRITER_OFFSET, w, 0L)) {
