@@ -1,16 +1,18 @@
 package dev.sharedarrays;
 
 /**
- * A {@link SharedBarrier} cannot trip: a registered party died, a wait timed out or was
- * cancelled. Once broken, a barrier stays broken for every party, in every process.
+ * A {@link SharedBarrier} cannot trip: a registered party died or left, a wait timed out or
+ * was cancelled. Once broken, a barrier stays broken for every party, in every process.
  */
 public class BarrierBrokenException extends SharedArrayException {
     private static final long serialVersionUID = 1L;
 
     /** Why a barrier broke. */
     public enum Reason {
-        /** A registered party's process ended without arriving. */
+        /** A registered party's process ended before the barrier tripped. */
         PARTY_DIED,
+        /** A registered party closed the barrier, so it cannot trip any more. */
+        PARTY_LEFT,
         /** A party's wait ran out of time. */
         TIMED_OUT,
         /** A party's wait was cancelled or interrupted. */

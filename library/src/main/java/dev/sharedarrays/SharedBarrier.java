@@ -38,6 +38,8 @@ public final class SharedBarrier implements AutoCloseable {
     private static final VarHandle LONG_VH = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle INT_VH = ValueLayout.JAVA_INT.varHandle();
     private static final long SLICE_NANOS = 50_000_000L;
+    /** Set in a party slot whose instance closed the barrier (idents use bits 0-63 but never bit 63). */
+    private static final long LEFT = Long.MIN_VALUE;
     private static final int SPINS = 2000;
     /** Threads that block for {@link #awaitAsync}, so that callers' threads (dispatchers) never do. */
     private static final ExecutorService WAIT_THREADS = Executors.newCachedThreadPool(r -> {
@@ -147,7 +149,7 @@ public final class SharedBarrier implements AutoCloseable {
         List<Long> out = new ArrayList<>();
         for (int i = 0; i < parties; i++) {
             long ident = (long) LONG_VH.getVolatile(d, slotOffset(i));
-            if (ident != 0) {
+            if (ident != 0 && (ident & LEFT) == 0) {
                 out.add(Proc.identPid(ident));
             }
         }
@@ -204,8 +206,9 @@ public final class SharedBarrier implements AutoCloseable {
             throw broken(d);
         }
         long arrived = (long) LONG_VH.getAndAdd(d, ARRIVED_OFFSET, 1L) + 1;
-        if (arrived >= parties) {
-            LONG_VH.setVolatile(d, ARRIVED_OFFSET, 0L);
+        if (arrived == parties) {
+            // minus parties, not = 0: an extra arrival already counts for the next generation
+            LONG_VH.getAndAdd(d, ARRIVED_OFFSET, (long) -parties);
             INT_VH.getAndAdd(d, GENERATION_OFFSET, 1);
             wake(d);
             return 0;
@@ -238,7 +241,8 @@ public final class SharedBarrier implements AutoCloseable {
                 checked = now;
                 long dead = deadParty(d);
                 if (dead != 0) {
-                    breakBarrier(d, gen, BarrierBrokenException.Reason.PARTY_DIED, dead);
+                    breakBarrier(d, gen, (dead & LEFT) != 0 ? BarrierBrokenException.Reason.PARTY_LEFT
+                            : BarrierBrokenException.Reason.PARTY_DIED, dead & ~LEFT);
                     continue;
                 }
             }
@@ -266,11 +270,11 @@ public final class SharedBarrier implements AutoCloseable {
         }
     }
 
-    /** The ident of a registered party whose process is gone, else 0. */
+    /** The slot word of a registered party that closed the barrier or whose process is gone, else 0. */
     private long deadParty(MemorySegment d) {
         for (int i = 0; i < parties; i++) {
             long ident = (long) LONG_VH.getVolatile(d, slotOffset(i));
-            if (ident != 0 && !Proc.identAlive(ident)) {
+            if (ident != 0 && ((ident & LEFT) != 0 || !Proc.identAlive(ident))) {
                 return ident;
             }
         }
@@ -303,20 +307,26 @@ public final class SharedBarrier implements AutoCloseable {
         long pid = Proc.identPid((long) LONG_VH.getVolatile(d, BROKEN_BY_OFFSET));
         String why = switch (reason) {
             case PARTY_DIED -> "party pid " + pid + " died before the barrier tripped";
+            case PARTY_LEFT -> "party pid " + pid + " closed the barrier, so it cannot trip any more";
             case TIMED_OUT -> "pid " + pid + " timed out waiting for the other parties";
             case CANCELLED -> "the wait of pid " + pid + " was cancelled or interrupted";
         };
         return new BarrierBrokenException("barrier " + handle() + " is broken: " + why, reason, pid);
     }
 
-    /** Gives up this instance's party slot and detaches (the creator destroys the barrier). Idempotent. */
+    /**
+     * Leaves the barrier and detaches (the creator's close destroys it unless it was created
+     * persistent). A registered instance stays recorded as having left: parties that wait at
+     * the barrier, or come to it later, get a {@link BarrierBrokenException} (reason
+     * PARTY_LEFT) instead of waiting for it. Close after the last {@code await}. Idempotent.
+     */
     @Override
     public synchronized void close() {
         if (array.isClosed()) {
             return;
         }
         if (slot >= 0) {
-            LONG_VH.compareAndSet(array.data(), slotOffset(slot), Proc.selfIdent(), 0L);
+            LONG_VH.compareAndSet(array.data(), slotOffset(slot), Proc.selfIdent(), Proc.selfIdent() | LEFT);
             slot = -1;
         }
         array.close();

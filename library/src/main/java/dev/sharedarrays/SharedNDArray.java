@@ -1189,12 +1189,12 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
         @Override
         public void close() {
             if (open) {
-                open = false;
                 if (write) {
                     segment.unlockWrite();
                 } else {
                     segment.unlockRead();
                 }
+                open = false;
             }
         }
     }

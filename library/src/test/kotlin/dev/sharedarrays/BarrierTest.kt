@@ -97,6 +97,19 @@ class BarrierTest : FunSpec({
         }
     }
 
+    test("a party that closes the barrier breaks it for the parties still waiting (PARTY_LEFT), not a hang") {
+        SharedBarrier.create(2).use { b ->
+            val other = SharedBarrier.attach(b.handle())
+            other.register()
+            other.close()
+            b.registeredPids() shouldBe emptyList()
+            val e = shouldThrow<BarrierBrokenException> { b.await(Duration.ofSeconds(10)) }
+            e.reason() shouldBe BarrierBrokenException.Reason.PARTY_LEFT
+            e.pid() shouldBe ProcessHandle.current().pid()
+            e.message shouldBe "barrier ${b.handle()} is broken: party pid ${e.pid()} closed the barrier, so it cannot trip any more"
+        }
+    }
+
     test("registration beyond the party count, attaching a plain array and bad party counts are refused") {
         SharedBarrier.create(1).use { b ->
             b.register() shouldBe 0

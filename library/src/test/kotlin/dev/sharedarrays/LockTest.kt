@@ -213,6 +213,18 @@ class LockTest : FunSpec({
         }
     }
 
+    test("a held lock closed on another thread is refused and stays held") {
+        SharedArrays.create(F64.TYPE, 10L).use { a ->
+            val read = a.lockRead()
+            var error: Throwable? = null
+            Thread.ofPlatform().start { error = runCatching { read.close() }.exceptionOrNull() }.join()
+            error!!.message shouldBe "this thread does not hold the read lock; a lock is released by the thread that took it"
+            a.lockStatus().readerPids() shouldBe listOf(ProcessHandle.current().pid())
+            read.close()
+            a.lockStatus().readerPids() shouldBe emptyList()
+        }
+    }
+
     test("a lock on a closed array is refused, not a crash") {
         val a = SharedArrays.create(F64.TYPE, 10L)
         a.close()

@@ -22,9 +22,9 @@ import kotlin.contracts.InvocationKind
 import kotlin.contracts.contract
 
 /**
- * Runs [block] in a [SharedArraysScope] and then releases everything the scope holds: arrays
- * and barriers it created are destroyed, attached ones closed, registered resources closed, in
- * reverse order. That happens on normal exit, on an exception and on coroutine cancellation
+ * Runs [block] in a [SharedArraysScope] and then releases everything the scope holds: arrays it
+ * created are destroyed, barriers it created closed (which removes them unless they were
+ * created persistent), attached and registered resources closed, in reverse order. That happens on normal exit, on an exception and on coroutine cancellation
  * (which reaches the block as a `CancellationException`).
  *
  * `sharedArrays` is inline, so inside a coroutine the block may call suspending functions.
@@ -115,7 +115,7 @@ public class SharedArraysScope @PublishedApi internal constructor() {
     /** [attach] by the handle's string form. */
     public inline fun <reified T : DType<T>> attach(handle: String): SharedNDArray<T> = attach<T>(ArrayHandle.parse(handle))
 
-    /** A [SharedBarrier] for [parties] parties; destroyed with the scope. */
+    /** A [SharedBarrier] for [parties] parties; closed (and so removed) with the scope. */
     public fun barrier(parties: Int, options: CreateOptions = CreateOptions.defaults()): SharedBarrier =
         keep(SharedBarrier.create(parties, options), destroy = true)
 

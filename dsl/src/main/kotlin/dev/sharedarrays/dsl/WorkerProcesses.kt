@@ -51,29 +51,31 @@ public class WorkerProcesses private constructor(private val workers: List<Worke
      *         (the others are killed first)
      */
     public suspend fun join(timeout: Duration = Duration.INFINITE): List<Int> {
-        try {
+        val failed: Worker? = try {
             withTimeout(timeout) {
                 val pending = workers.toMutableList()
-                while (pending.isNotEmpty()) {
+                var failed: Worker? = null
+                while (pending.isNotEmpty() && failed == null) {
                     CompletableFuture.anyOf(*pending.map { it.process.onExit() }.toTypedArray()).await()
                     val done = pending.filter { !it.process.isAlive }
                     pending -= done.toSet()
-                    val failed = done.firstOrNull { it.process.exitValue() != 0 }
-                    if (failed != null) {
-                        kill()
-                        drain()
-                        throw failure(failed, "exited with status ${failed.process.exitValue()}", failed.process.exitValue())
-                    }
+                    failed = done.firstOrNull { it.process.exitValue() != 0 }
                 }
+                failed
             }
         } catch (e: TimeoutCancellationException) {
-            val running = workers.first { it.process.isAlive }
+            val running = workers.firstOrNull { it.process.isAlive } ?: workers.first()
             kill()
             drain()
             throw failure(running, "was still running after $timeout", -1)
         } catch (e: CancellationException) {
             kill()
             throw e
+        }
+        if (failed != null) {
+            kill()
+            drain()
+            throw failure(failed, "exited with status ${failed.process.exitValue()}", failed.process.exitValue())
         }
         drain()
         return workers.map { it.process.exitValue() }
@@ -140,7 +142,8 @@ public class WorkerProcesses private constructor(private val workers: List<Worke
                                         w.tail.addLast(line)
                                         if (w.tail.size > TAIL_LINES) w.tail.removeFirst()
                                     }
-                                    output(i, line)
+                                    // a failing callback must not stop the reading: the worker would block on a full pipe
+                                    runCatching { output(i, line) }
                                 }
                             }
                         }

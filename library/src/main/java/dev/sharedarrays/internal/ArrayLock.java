@@ -83,19 +83,25 @@ public final class ArrayLock {
     }
 
     public void unlockWrite(MemorySegment control) {
+        if (!local.isWriteLockedByCurrentThread()) {
+            throw new IllegalStateException("this thread does not hold the write lock; a lock is released by the thread that took it");
+        }
         try {
             if (local.getWriteHoldCount() == 1) {
-                int reads = local.getReadHoldCount();
-                if (reads > 0) {
-                    // read holds taken under the write lock outlive it: cover them with a reader slot first
-                    synchronized (this) {
-                        if (readers == 0) {
-                            slot = claimSlot(control, Proc.selfIdent(), true);
+                try {
+                    int reads = local.getReadHoldCount();
+                    if (reads > 0) {
+                        // read holds taken under the write lock outlive it: cover them with a reader slot first
+                        synchronized (this) {
+                            if (readers == 0) {
+                                slot = claimSlot(control, Proc.selfIdent(), true);
+                            }
+                            readers += reads;
                         }
-                        readers += reads;
                     }
+                } finally {
+                    releaseWriter(control);
                 }
-                releaseWriter(control);
             }
         } finally {
             local.writeLock().unlock();
@@ -121,11 +127,15 @@ public final class ArrayLock {
     }
 
     public void unlockRead(MemorySegment control) {
+        if (local.getReadHoldCount() == 0) {
+            throw new IllegalStateException("this thread does not hold the read lock; a lock is released by the thread that took it");
+        }
         try {
             if (!local.isWriteLockedByCurrentThread()) {
                 synchronized (this) {
                     if (--readers == 0) {
-                        LONG_VH.setVolatile(control, slotOffset(slot), 0L);
+                        // compare-and-set: never clear a slot another process took over meanwhile
+                        LONG_VH.compareAndSet(control, slotOffset(slot), Proc.selfIdent(), 0L);
                         slot = -1;
                         bump(control, READER_SEQ_OFFSET, READER_WAITERS_OFFSET);
                     }
@@ -176,8 +186,17 @@ public final class ArrayLock {
             }
         }
         // the writer word is ours: no new reader gets in; wait for the present ones to leave
-        spins = 0;
-        checked = 0;
+        try {
+            drainReaders(c, me);
+        } catch (RuntimeException | Error e) {
+            releaseWriter(c);
+            throw e;
+        }
+    }
+
+    private static void drainReaders(MemorySegment c, long me) {
+        int spins = 0;
+        long checked = 0;
         while (true) {
             int seq = (int) INT_VH.getVolatile(c, READER_SEQ_OFFSET);
             boolean check = checked != 0 && System.nanoTime() - checked >= SLICE_NANOS;
@@ -213,7 +232,7 @@ public final class ArrayLock {
     }
 
     private static void releaseWriter(MemorySegment c) {
-        LONG_VH.setVolatile(c, WRITER_OFFSET, 0L);
+        LONG_VH.compareAndSet(c, WRITER_OFFSET, Proc.selfIdent(), 0L);
         bump(c, WRITER_SEQ_OFFSET, WRITER_WAITERS_OFFSET);
     }
 
@@ -268,17 +287,19 @@ public final class ArrayLock {
      * (an exception if {@code mustHave}: a writer covering its own read holds).
      */
     private static int claimSlot(MemorySegment c, long me, boolean mustHave) {
-        for (int pass = 0; pass < 2; pass++) {
+        // a writer covering its read holds keeps new readers out: the slots held by readers about to step back free up
+        for (int pass = 0; pass < (mustHave ? 1_000_000 : 2); pass++) {
             for (int i = 0; i < READER_SLOTS; i++) {
                 long r = (long) LONG_VH.getVolatile(c, slotOffset(i));
                 if (r == 0 && LONG_VH.compareAndSet(c, slotOffset(i), 0L, me)) {
                     return i;
                 }
-                if (pass == 1 && r != 0 && !Proc.identAlive(r) && LONG_VH.compareAndSet(c, slotOffset(i), r, me)) {
+                if (pass > 0 && r != 0 && !Proc.identAlive(r) && LONG_VH.compareAndSet(c, slotOffset(i), r, me)) {
                     recovered(c, r);
                     return i;
                 }
             }
+            Thread.onSpinWait();
         }
         if (mustHave) {
             throw new IllegalStateException("all " + READER_SLOTS + " reader slots are held by live processes");

@@ -15,7 +15,8 @@ package dev.sharedarrays.internal;
  *  40     broken by          u64   ident of the process that broke it (the dead or timed-out one)
  *  48     broken generation  u64   the generation that was broken
  *  56     (reserved)         u64
- *  64     party slots        parties x {ident u64, reserved u64}: registered parties, 0 if free
+ *  64     party slots        parties x {ident u64, reserved u64}: registered parties, 0 if free,
+ *                                  bit 63 set once the party has closed the barrier
  * </pre>
  * The data is {@code 64 + 16 * parties} bytes: shape {@code [8 + 2 * parties]} of I64.
  */

@@ -26,9 +26,13 @@ public final class Proc {
         return SELF_START;
     }
 
+    /** {@link #startTime} of a process whose /proc entry exists but cannot be read (hidepid, EMFILE). */
+    static final long UNKNOWN = -1;
+
     /**
      * Start time of pid, 0 if there is no such process or it is a zombie (it has died and only
-     * waits to be reaped).
+     * waits to be reaped), {@link #UNKNOWN} if its /proc entry cannot be read: a lock or barrier
+     * must never take a live process for dead.
      */
     public static long startTime(long pid) {
         if (pid <= 0 || pid > Integer.MAX_VALUE) {
@@ -40,7 +44,7 @@ public final class Proc {
         } catch (NoSuchFileException e) {
             return 0;
         } catch (IOException e) {
-            return 0;
+            return UNKNOWN;
         }
         // comm (field 2) may contain spaces and ')': the fields after it start at the last ')'.
         int close = stat.lastIndexOf(')');
@@ -72,16 +76,17 @@ public final class Proc {
             return true;
         }
         long actual = startTime(pid);
-        return actual != 0 && (start == 0 || actual == start);
+        return actual == UNKNOWN || actual != 0 && (start == 0 || actual == start);
     }
 
-    private static final long START_MASK = (1L << 40) - 1;
+    private static final long START_MASK = (1L << 39) - 1;
     private static final long PID_MASK = (1L << 24) - 1;
     private static final long SELF_IDENT = ident(SELF_PID, SELF_START);
 
     /**
      * A process as one 64-bit word, for lock and barrier words that must be swapped atomically:
-     * the pid in bits 0-23 (Linux pids stay below 2^22), the start time's low 40 bits above.
+     * the pid in bits 0-23 (Linux pids stay below 2^22), the start time's low 39 bits above
+     * (bit 63 stays clear for flags).
      */
     public static long ident(long pid, long start) {
         return ((start & START_MASK) << 24) | (pid & PID_MASK);
@@ -101,6 +106,6 @@ public final class Proc {
             return true;
         }
         long actual = startTime(identPid(ident));
-        return actual != 0 && ident(identPid(ident), actual) == ident;
+        return actual == UNKNOWN || actual != 0 && ident(identPid(ident), actual) == ident;
     }
 }

@@ -43,7 +43,7 @@ import java.nio.charset.StandardCharsets;
  * 800  attach slots   64 x {pid u64, start u64}    mutable
  * 1824..4095 reserved, zero
  * </pre>
- * An ident is a process as one word: pid in bits 0-23, low 40 bits of its start time above
+ * An ident is a process as one word: pid in bits 0-23, low 39 bits of its start time above
  * ({@link Proc#ident}), so a reused pid never passes for a dead holder.
  * numpy reads only the header and the data, so the control block is invisible to it.
  */
