@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
 import static dev.sharedarrays.internal.BarrierLayout.*;
@@ -177,7 +178,7 @@ public final class SharedBarrier implements AutoCloseable {
      */
     public int await(Duration timeout) {
         Thread t = Thread.currentThread();
-        return awaitUntil(timeout, t::isInterrupted);
+        return awaitUntil(timeout, t::isInterrupted, new AtomicLong());
     }
 
     /**
@@ -187,23 +188,42 @@ public final class SharedBarrier implements AutoCloseable {
     public CompletableFuture<Integer> awaitAsync(Duration timeout) {
         register();
         CompletableFuture<Integer> f = new CompletableFuture<>();
+        AtomicLong generation = new AtomicLong(-1);
         WAIT_THREADS.execute(() -> {
             try {
-                f.complete(awaitUntil(timeout, f::isCancelled));
+                f.complete(awaitUntil(timeout, f::isCancelled, generation));
             } catch (Throwable e) {
                 f.completeExceptionally(e);
+            }
+        });
+        // break at once, not at the waiting thread's next look: a party arriving meanwhile must not trip it
+        f.whenComplete((r, e) -> {
+            long gen = generation.get();
+            if (f.isCancelled() && gen >= 0 && !array.isClosed()) {
+                try {
+                    breakBarrier(array.data(), (int) gen, BarrierBrokenException.Reason.CANCELLED, Proc.selfIdent());
+                } catch (IllegalStateException closed) {
+                    // closed meanwhile: its slot says the party left
+                }
             }
         });
         return f;
     }
 
-    private int awaitUntil(Duration timeout, BooleanSupplier cancelled) {
+    /** Arrives and waits; {@code generation} receives the generation before the arrival counts. */
+    private int awaitUntil(Duration timeout, BooleanSupplier cancelled, AtomicLong generation) {
         long timeoutNanos = saturatedNanos(timeout);
         register();
         MemorySegment d = array.data();
         int gen = (int) INT_VH.getVolatile(d, GENERATION_OFFSET);
         if (isBroken()) {
             throw broken(d);
+        }
+        generation.set(gen & 0xFFFF_FFFFL);
+        if (cancelled.getAsBoolean()) {
+            breakBarrier(d, gen, BarrierBrokenException.Reason.CANCELLED, Proc.selfIdent());
+            throw new BarrierBrokenException("barrier " + handle() + ": the wait was cancelled before it arrived; the barrier is now broken",
+                    BarrierBrokenException.Reason.CANCELLED, Proc.selfPid());
         }
         long arrived = (long) LONG_VH.getAndAdd(d, ARRIVED_OFFSET, 1L) + 1;
         if (arrived == parties) {
