@@ -4,6 +4,7 @@ import dev.sharedarrays.ArrayHandle
 import dev.sharedarrays.DType
 import dev.sharedarrays.DTypeMismatchException
 import dev.sharedarrays.SharedArrays
+import dev.sharedarrays.SharedBarrier
 import dev.sharedarrays.SharedNDArray
 
 /**
@@ -18,3 +19,9 @@ public inline fun <reified T : DType<T>> attach(handle: ArrayHandle): SharedNDAr
 /** [attach] by the handle's string form. */
 public inline fun <reified T : DType<T>> attach(handle: String): SharedNDArray<T> =
     attach<T>(ArrayHandle.parse(handle))
+
+/** The handle to pass to another process, as a property: `val h: ArrayHandle = a.handle`. */
+public val SharedNDArray<*>.handle: ArrayHandle get() = handle()
+
+/** The barrier's handle, as a property. */
+public val SharedBarrier.handle: ArrayHandle get() = handle()

@@ -1,6 +1,8 @@
 package dev.sharedarrays.dsl
 
+import dev.sharedarrays.ArrayHandle
 import dev.sharedarrays.F64
+import dev.sharedarrays.SegmentNotFoundException
 import dev.sharedarrays.SharedArrays
 import dev.sharedarrays.SharedNDArray
 import io.kotest.assertions.throwables.shouldThrow
@@ -38,6 +40,27 @@ class ScopeTest : FunSpec({
         names[0].startsWith("sa-") shouldBe true
         shmNames() shouldNotContainAnyOf names
         attached.isClosed() shouldBe true
+    }
+
+    test("the DESIGN's example runs as written") {
+        var handle: ArrayHandle? = null
+        sharedArrays {
+            val b = f64(2, 3)
+            b.fill(1.0)
+            val a: SharedNDArray<F64> = f64(2, 3)                 // zero-filled; auto backend
+            val m = u8(256, 256, name = "mask-${ProcessHandle.current().pid()}") // one factory per dtype
+            a[1, 2] = 4.5
+            a += 2.0; a *= b; a -= b
+            val v = a[0..1, 1 until 3]                             // view
+            a.sum() shouldBe 1.0 * 5 + 5.5
+            val h: ArrayHandle = a.handle                          // pass to another process
+            val same = attach<F64>(h)                              // closed when the scope ends
+            same[1, 2] shouldBe 5.5
+            v[1, 1] shouldBe 5.5
+            m.size() shouldBe 65536L
+            handle = h
+        }
+        shouldThrow<SegmentNotFoundException> { SharedArrays.attach(handle!!) }
     }
 
     test("an exception: the arrays are gone and the exception comes through") {
