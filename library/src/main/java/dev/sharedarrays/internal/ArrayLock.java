@@ -154,8 +154,6 @@ public final class ArrayLock {
 
     private static void acquireWriter(MemorySegment c) {
         long me = Proc.selfIdent();
-        int spins = 0;
-        long checked = 0; // when the holders' liveness was last checked; 0 until a wait begins
         while (true) {
             long cur = (long) LONG_VH.getVolatile(c, WRITER_OFFSET);
             if (cur == 0) {
@@ -164,26 +162,7 @@ public final class ArrayLock {
                 }
                 continue;
             }
-            if (checked == 0) {
-                checked = System.nanoTime();
-            } else if (System.nanoTime() - checked >= SLICE_NANOS) {
-                checked = System.nanoTime();
-                if (!Proc.identAlive(cur)) {
-                    if (LONG_VH.compareAndSet(c, WRITER_OFFSET, cur, me)) {
-                        recovered(c, cur);
-                        break;
-                    }
-                    continue;
-                }
-            }
-            if (spins++ < SPINS) {
-                Thread.onSpinWait();
-                continue;
-            }
-            int seq = (int) INT_VH.getVolatile(c, WRITER_SEQ_OFFSET);
-            if ((long) LONG_VH.getVolatile(c, WRITER_OFFSET) == cur) {
-                sleep(c, WRITER_SEQ_OFFSET, WRITER_WAITERS_OFFSET, seq);
-            }
+            awaitWriterChange(c, cur);
         }
         // the writer word is ours: no new reader gets in; wait for the present ones to leave
         try {
@@ -239,36 +218,45 @@ public final class ArrayLock {
     /** Returns the reader slot this process now holds. */
     private static int acquireReader(MemorySegment c) {
         long me = Proc.selfIdent();
-        int spins = 0;
-        long checked = 0;
         while (true) {
             long w = (long) LONG_VH.getVolatile(c, WRITER_OFFSET);
-            if (w == 0) {
-                int rseq = (int) INT_VH.getVolatile(c, READER_SEQ_OFFSET);
-                int s = claimSlot(c, me, false);
-                if (s < 0) {
-                    // every slot is held by a live process: wait for one to leave
-                    sleep(c, READER_SEQ_OFFSET, READER_WAITERS_OFFSET, rseq);
-                    continue;
-                }
-                if ((long) LONG_VH.getVolatile(c, WRITER_OFFSET) == 0) {
-                    return s;
-                }
-                // a writer claimed the word between our two reads: step back so that it can proceed
-                LONG_VH.setVolatile(c, slotOffset(s), 0L);
-                bump(c, READER_SEQ_OFFSET, READER_WAITERS_OFFSET);
+            if (w != 0) {
+                awaitWriterChange(c, w);
                 continue;
             }
-            if (checked == 0) {
-                checked = System.nanoTime();
-            } else if (System.nanoTime() - checked >= SLICE_NANOS) {
+            int rseq = (int) INT_VH.getVolatile(c, READER_SEQ_OFFSET);
+            int s = claimSlot(c, me, false);
+            if (s < 0) {
+                // every slot is held by a live process: wait for one to leave
+                sleep(c, READER_SEQ_OFFSET, READER_WAITERS_OFFSET, rseq);
+                continue;
+            }
+            if ((long) LONG_VH.getVolatile(c, WRITER_OFFSET) == 0) {
+                return s;
+            }
+            // a writer claimed the word between our two reads: step back so that it can proceed
+            LONG_VH.setVolatile(c, slotOffset(s), 0L);
+            bump(c, READER_SEQ_OFFSET, READER_WAITERS_OFFSET);
+        }
+    }
+
+    /**
+     * Returns once the writer word no longer holds {@code w}: spins briefly, then sleeps on the
+     * writer sequence word, and every {@link #SLICE_NANOS} checks whether w's process still runs.
+     * If it died, clears its hold (the caller then contends as usual).
+     */
+    private static void awaitWriterChange(MemorySegment c, long w) {
+        int spins = 0;
+        long checked = System.nanoTime();
+        while ((long) LONG_VH.getVolatile(c, WRITER_OFFSET) == w) {
+            if (System.nanoTime() - checked >= SLICE_NANOS) {
                 checked = System.nanoTime();
                 if (!Proc.identAlive(w)) {
                     if (LONG_VH.compareAndSet(c, WRITER_OFFSET, w, 0L)) {
                         recovered(c, w);
                         bump(c, WRITER_SEQ_OFFSET, WRITER_WAITERS_OFFSET);
                     }
-                    continue;
+                    return;
                 }
             }
             if (spins++ < SPINS) {
@@ -294,7 +282,7 @@ public final class ArrayLock {
                 if (r == 0 && LONG_VH.compareAndSet(c, slotOffset(i), 0L, me)) {
                     return i;
                 }
-                if (pass > 0 && r != 0 && !Proc.identAlive(r) && LONG_VH.compareAndSet(c, slotOffset(i), r, me)) {
+                if (pass == 1 && r != 0 && !Proc.identAlive(r) && LONG_VH.compareAndSet(c, slotOffset(i), r, me)) {
                     recovered(c, r);
                     return i;
                 }
