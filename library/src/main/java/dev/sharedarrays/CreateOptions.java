@@ -1,6 +1,6 @@
 package dev.sharedarrays;
 
-import dev.sharedarrays.internal.Names;
+import dev.sharedarrays.internal.segment.Names;
 import java.nio.file.Path;
 import java.util.Objects;
 

@@ -1,6 +1,6 @@
 package dev.sharedarrays;
 
-import dev.sharedarrays.internal.FdPassing;
+import dev.sharedarrays.internal.backend.FdPassing;
 import java.nio.file.Path;
 
 /**

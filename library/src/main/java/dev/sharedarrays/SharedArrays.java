@@ -1,11 +1,11 @@
 package dev.sharedarrays;
 
-import dev.sharedarrays.internal.BackendSelection;
-import dev.sharedarrays.internal.Config;
-import dev.sharedarrays.internal.FdPassing;
-import dev.sharedarrays.internal.Segment;
-import dev.sharedarrays.internal.Segments;
-import dev.sharedarrays.internal.Sweeper;
+import dev.sharedarrays.internal.backend.BackendSelection;
+import dev.sharedarrays.internal.backend.Config;
+import dev.sharedarrays.internal.backend.FdPassing;
+import dev.sharedarrays.internal.segment.Segment;
+import dev.sharedarrays.internal.backend.Segments;
+import dev.sharedarrays.internal.segment.Sweeper;
 import java.nio.file.Path;
 import java.util.List;
 

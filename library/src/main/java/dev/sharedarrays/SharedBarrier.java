@@ -1,7 +1,7 @@
 package dev.sharedarrays;
 
-import dev.sharedarrays.internal.Libc;
-import dev.sharedarrays.internal.Proc;
+import dev.sharedarrays.internal.os.Libc;
+import dev.sharedarrays.internal.os.Proc;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -14,7 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
-import static dev.sharedarrays.internal.BarrierLayout.*;
+import static dev.sharedarrays.internal.sync.BarrierLayout.*;
 
 /**
  * A cyclic barrier that lives in shared memory, so parties in several processes (and threads)

@@ -1,10 +1,10 @@
 package dev.sharedarrays;
 
-import dev.sharedarrays.internal.ArrayLock;
-import dev.sharedarrays.internal.Kernels;
-import dev.sharedarrays.internal.Layout;
-import dev.sharedarrays.internal.Repr;
-import dev.sharedarrays.internal.Segment;
+import dev.sharedarrays.internal.sync.ArrayLock;
+import dev.sharedarrays.internal.kernel.Kernels;
+import dev.sharedarrays.internal.array.Layout;
+import dev.sharedarrays.internal.array.Repr;
+import dev.sharedarrays.internal.segment.Segment;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

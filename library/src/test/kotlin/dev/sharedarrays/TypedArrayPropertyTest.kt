@@ -1,6 +1,6 @@
 package dev.sharedarrays
 
-import dev.sharedarrays.internal.Kernels
+import dev.sharedarrays.internal.kernel.Kernels
 import dev.sharedarrays.testing.RefArray
 import dev.sharedarrays.testing.RefMath
 import dev.sharedarrays.testing.RefView

@@ -68,7 +68,7 @@ object Child {
                 Thread.sleep(Long.MAX_VALUE)
             }
             "cli" -> {
-                val code = dev.sharedarrays.internal.Cli.run(args.drop(1).toTypedArray(), System.out, System.out)
+                val code = dev.sharedarrays.cli.Cli.run(args.drop(1).toTypedArray(), System.out, System.out)
                 println("EXIT $code")
             }
             "backend" -> {

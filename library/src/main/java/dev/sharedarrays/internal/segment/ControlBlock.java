@@ -1,4 +1,6 @@
-package dev.sharedarrays.internal;
+package dev.sharedarrays.internal.segment;
+
+import dev.sharedarrays.internal.os.Proc;
 
 import dev.sharedarrays.DType;
 import dev.sharedarrays.InvalidSegmentException;
@@ -10,7 +12,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.zip.CRC32C;
 
-import static dev.sharedarrays.internal.SegmentLayout.*;
+import static dev.sharedarrays.internal.segment.SegmentLayout.*;
 
 /**
  * Reads, writes and validates the control block and header of a segment (see

@@ -1,4 +1,4 @@
-package dev.sharedarrays.internal;
+package dev.sharedarrays.internal.backend;
 
 import dev.sharedarrays.Backend;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package dev.sharedarrays.internal;
+package dev.sharedarrays.internal.os;
 
 import dev.sharedarrays.NativeCallException;
 import java.lang.foreign.Arena;
@@ -134,7 +134,7 @@ public final class Libc {
     private Libc() {
     }
 
-    static MethodHandle errnoCall(String name, FunctionDescriptor fd, int firstVariadic) {
+    public static MethodHandle errnoCall(String name, FunctionDescriptor fd, int firstVariadic) {
         MemorySegment sym = LIBC.find(name).orElseThrow(() -> new UnsatisfiedLinkError("libc has no " + name));
         return firstVariadic >= 0
                 ? LINKER.downcallHandle(sym, fd, CAPTURE_ERRNO, Linker.Option.firstVariadicArg(firstVariadic))
@@ -171,7 +171,7 @@ public final class Libc {
     }
 
     /** The per-thread errno capture buffer to pass as the first argument of an errno call. */
-    static MemorySegment state() {
+    public static MemorySegment state() {
         return STATE.get();
     }
 
@@ -196,7 +196,7 @@ public final class Libc {
                 + " (" + strerror(errno) + ")");
     }
 
-    static RuntimeException rethrow(Throwable t) {
+    public static RuntimeException rethrow(Throwable t) {
         if (t instanceof RuntimeException r) {
             return r;
         }

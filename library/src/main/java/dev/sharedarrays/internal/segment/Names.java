@@ -1,4 +1,4 @@
-package dev.sharedarrays.internal;
+package dev.sharedarrays.internal.segment;
 
 /** Rules for segment names in the shm directory. */
 public final class Names {

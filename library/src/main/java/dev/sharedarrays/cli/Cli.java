@@ -1,4 +1,6 @@
-package dev.sharedarrays.internal;
+package dev.sharedarrays.cli;
+
+import dev.sharedarrays.internal.backend.Config;
 
 import dev.sharedarrays.ArrayHandle;
 import dev.sharedarrays.SegmentInfo;

@@ -1,4 +1,4 @@
-package dev.sharedarrays.internal;
+package dev.sharedarrays.internal.segment;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package dev.sharedarrays.internal;
+package dev.sharedarrays.internal.os;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

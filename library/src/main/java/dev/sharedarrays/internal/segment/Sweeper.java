@@ -1,4 +1,9 @@
-package dev.sharedarrays.internal;
+package dev.sharedarrays.internal.segment;
+
+import dev.sharedarrays.internal.backend.Config;
+import dev.sharedarrays.internal.backend.Segments;
+import dev.sharedarrays.internal.os.Libc;
+import dev.sharedarrays.internal.os.Proc;
 
 import dev.sharedarrays.ArrayHandle;
 import dev.sharedarrays.Backend;

@@ -1,4 +1,6 @@
-package dev.sharedarrays.internal;
+package dev.sharedarrays.internal.kernel;
+
+import dev.sharedarrays.internal.array.Layout;
 
 import java.lang.foreign.MemorySegment;
 
@@ -29,7 +31,7 @@ public final class Kernels {
             return null;
         }
         try {
-            return (FastKernels) Class.forName("dev.sharedarrays.internal.VectorKernels").getDeclaredConstructor().newInstance();
+            return (FastKernels) Class.forName("dev.sharedarrays.internal.kernel.VectorKernels").getDeclaredConstructor().newInstance();
         } catch (ReflectiveOperationException | LinkageError e) {
             return null;
         }

@@ -1,4 +1,7 @@
-package dev.sharedarrays.internal;
+package dev.sharedarrays.internal.backend;
+
+import dev.sharedarrays.internal.os.Libc;
+import dev.sharedarrays.internal.segment.Segment;
 
 import dev.sharedarrays.ArrayHandle;
 import dev.sharedarrays.Backend;

@@ -1,4 +1,7 @@
-package dev.sharedarrays.internal;
+package dev.sharedarrays.internal.sync;
+
+import dev.sharedarrays.internal.os.Libc;
+import dev.sharedarrays.internal.os.Proc;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -8,7 +11,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
-import static dev.sharedarrays.internal.SegmentLayout.*;
+import static dev.sharedarrays.internal.segment.SegmentLayout.*;
 
 /**
  * The readers-writer lock of one array, in two tiers.
@@ -47,7 +50,7 @@ public final class ArrayLock {
     }
 
     /** The lock of array {@code id} in this process; pair with {@link #release}. */
-    static ArrayLock retain(long id) {
+    public static ArrayLock retain(long id) {
         return LOCKS.compute(id, (k, v) -> {
             ArrayLock l = v == null ? new ArrayLock() : v;
             l.refs++;
@@ -55,7 +58,7 @@ public final class ArrayLock {
         });
     }
 
-    static void release(long id) {
+    public static void release(long id) {
         LOCKS.computeIfPresent(id, (k, v) -> --v.refs == 0 ? null : v);
     }
 

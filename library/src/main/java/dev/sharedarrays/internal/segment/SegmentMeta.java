@@ -1,4 +1,4 @@
-package dev.sharedarrays.internal;
+package dev.sharedarrays.internal.segment;
 
 import dev.sharedarrays.Backend;
 import dev.sharedarrays.DType;

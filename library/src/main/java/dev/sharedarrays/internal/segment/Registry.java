@@ -1,4 +1,4 @@
-package dev.sharedarrays.internal;
+package dev.sharedarrays.internal.segment;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +33,7 @@ public final class Registry {
     }
 
     /** An open segment of this process with this id, for same-process attach of anonymous arrays. */
-    static Segment find(long id) {
+    public static Segment find(long id) {
         for (Segment s : OPEN) {
             if (s.meta().id() == id && s.isOwner()) {
                 return s;

@@ -1,4 +1,7 @@
-package dev.sharedarrays.internal;
+package dev.sharedarrays.internal.segment;
+
+import dev.sharedarrays.internal.os.Libc;
+import dev.sharedarrays.internal.sync.ArrayLock;
 
 import dev.sharedarrays.ArrayHandle;
 import dev.sharedarrays.Backend;
@@ -31,7 +34,7 @@ public final class Segment {
     private int fd;
     private volatile boolean closed;
 
-    Segment(Backend backend, SegmentMeta meta, boolean owner, Arena arena, MemorySegment all,
+    public Segment(Backend backend, SegmentMeta meta, boolean owner, Arena arena, MemorySegment all,
             Path path, int fd, ArrayHandle handle, int slot) {
         this.backend = backend;
         this.meta = meta;
@@ -49,7 +52,7 @@ public final class Segment {
     }
 
     /** A view of the same memory for another array object in this process; closing it unmaps nothing. */
-    Segment borrow() {
+    public Segment borrow() {
         checkOpen();
         // the same scope as ours: when the owner unmaps, the view fails cleanly instead of faulting
         return new Segment(backend, meta, false, null, all, path, -1, handle, -1);

@@ -1,4 +1,4 @@
-package dev.sharedarrays.internal;
+package dev.sharedarrays.internal.kernel;
 
 import java.lang.foreign.MemorySegment;
 

@@ -1,4 +1,6 @@
-package dev.sharedarrays.internal;
+package dev.sharedarrays.internal.backend;
+
+import dev.sharedarrays.internal.os.Libc;
 
 import dev.sharedarrays.Backend;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.sharedarrays.internal;
+package dev.sharedarrays.internal.sync;
 
 /**
  * The words of a {@link dev.sharedarrays.SharedBarrier}. A barrier is an ordinary I64 segment

@@ -1,4 +1,13 @@
-package dev.sharedarrays.internal;
+package dev.sharedarrays.internal.backend;
+
+import dev.sharedarrays.internal.os.Libc;
+import dev.sharedarrays.internal.os.Proc;
+import dev.sharedarrays.internal.segment.ControlBlock;
+import dev.sharedarrays.internal.segment.Names;
+import dev.sharedarrays.internal.segment.Registry;
+import dev.sharedarrays.internal.segment.Segment;
+import dev.sharedarrays.internal.segment.SegmentLayout;
+import dev.sharedarrays.internal.segment.SegmentMeta;
 
 import dev.sharedarrays.ArrayHandle;
 import dev.sharedarrays.Backend;
