@@ -1,5 +1,6 @@
 package dev.sharedarrays;
 
+import dev.sharedarrays.internal.kernel.ElementType;
 import java.util.List;
 
 /**
@@ -14,60 +15,74 @@ import java.util.List;
 public abstract sealed class DType<T extends DType<T>>
         permits F64, F32, I64, I32, I16, I8, U64, U32, U16, U8 {
 
-    /** numpy's kind letter: 'f' float, 'i' signed integer, 'u' unsigned integer. */
-    private final char kind;
-    private final int code;
-    private final String name;
-    private final String descr;
-    private final int itemSize;
+    private final ElementType type;
 
-    DType(int code, String name, String descr, char kind, int itemSize) {
-        this.code = code;
-        this.name = name;
-        this.descr = descr;
-        this.kind = kind;
-        this.itemSize = itemSize;
+    DType(ElementType type) {
+        this.type = type;
+    }
+
+    /** The row of the element-type table this marker stands for. */
+    final ElementType elementType() {
+        return type;
     }
 
     /** Short name as in the API: {@code "F64"}. */
     public final String name() {
-        return name;
+        return type.name();
     }
 
     /** numpy descr string: {@code "<f8"}, {@code "|u1"}. */
     public final String descr() {
-        return descr;
+        return type.descr();
     }
 
     /** Bytes per element. */
     public final int itemSize() {
-        return itemSize;
+        return type.itemSize();
     }
 
     /** Stable number stored in the segment's control block. */
     public final int code() {
-        return code;
+        return type.code();
     }
 
     /** True for F64 and F32. */
     public final boolean isFloatingPoint() {
-        return kind == 'f';
+        return type.isFloatingPoint();
     }
 
     /** True for the U* types. */
     public final boolean isUnsigned() {
-        return kind == 'u';
+        return type.isUnsigned();
     }
 
     @Override
     public final String toString() {
-        return name;
+        return type.name();
     }
 
     /** All element types, in code order. */
     public static List<DType<?>> all() {
-        return List.of(F64.TYPE, F32.TYPE, I64.TYPE, I32.TYPE, I16.TYPE, I8.TYPE,
+        return Markers.ALL;
+    }
+
+    /** The marker of a table row. */
+    static DType<?> of(ElementType type) {
+        return Markers.ALL.get(type.ordinal());
+    }
+
+    /** Initialised on first use, after every marker class (which extends this one) is. */
+    private static final class Markers {
+        static final List<DType<?>> ALL = List.of(F64.TYPE, F32.TYPE, I64.TYPE, I32.TYPE, I16.TYPE, I8.TYPE,
                 U64.TYPE, U32.TYPE, U16.TYPE, U8.TYPE);
+
+        static {
+            for (DType<?> t : ALL) {
+                if (t.type.ordinal() != ALL.indexOf(t)) {
+                    throw new AssertionError("markers out of table order at " + t);
+                }
+            }
+        }
     }
 
     /**
@@ -76,12 +91,12 @@ public abstract sealed class DType<T extends DType<T>>
      * @throws IllegalArgumentException if no type has this code
      */
     public static DType<?> ofCode(int code) {
-        for (DType<?> t : all()) {
-            if (t.code == code) {
-                return t;
-            }
+        ElementType t = ElementType.ofCode(code);
+        if (t == null) {
+            throw new IllegalArgumentException("unknown dtype code " + code + "; known codes are "
+                    + ElementType.values()[0].code() + " to " + ElementType.values()[ElementType.values().length - 1].code());
         }
-        throw new IllegalArgumentException("unknown dtype code " + code + "; known codes are 1 to 10");
+        return of(t);
     }
 
     /**
@@ -91,11 +106,11 @@ public abstract sealed class DType<T extends DType<T>>
      */
     public static DType<?> of(String nameOrDescr) {
         for (DType<?> t : all()) {
-            if (t.name.equalsIgnoreCase(nameOrDescr) || t.descr.equals(nameOrDescr)) {
+            if (t.name().equalsIgnoreCase(nameOrDescr) || t.descr().equals(nameOrDescr)) {
                 return t;
             }
         }
         throw new IllegalArgumentException("unknown dtype '" + nameOrDescr
-                + "'; accepted: F64 F32 I64 I32 I16 I8 U64 U32 U16 U8 or their numpy descr");
+                + "'; accepted: " + String.join(" ", all().stream().map(DType::name).toList()) + " or their numpy descr");
     }
 }

@@ -1,11 +1,13 @@
 package dev.sharedarrays;
 
+import dev.sharedarrays.internal.kernel.ElementType;
+
 /** Element type marker: 16-bit signed integer, numpy {@code '<i2'}. */
 public final class I16 extends DType<I16> {
     /** The only instance. */
     public static final I16 TYPE = new I16();
 
     private I16() {
-        super(5, "I16", "<i2", 'i', 2);
+        super(ElementType.I16);
     }
 }

@@ -1,7 +1,9 @@
 package dev.sharedarrays;
 
 import dev.sharedarrays.internal.sync.ArrayLock;
-import dev.sharedarrays.internal.kernel.Kernels;
+import dev.sharedarrays.internal.array.Loops;
+import dev.sharedarrays.internal.kernel.ElementType;
+import dev.sharedarrays.internal.kernel.Op;
 import dev.sharedarrays.internal.array.Layout;
 import dev.sharedarrays.internal.array.Repr;
 import dev.sharedarrays.internal.segment.Segment;
@@ -61,6 +63,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
     private final Layout layout;
     private final long size;
     private final int code;
+    private final ElementType type;
     private final boolean contiguous;
     /** Null for the array itself; the array a view was made from. */
     private final SharedNDArray<T> base;
@@ -78,6 +81,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
         this.layout = layout;
         this.size = layout.size();
         this.code = dtype.code();
+        this.type = dtype.elementType();
         this.contiguous = layout.isContiguous();
         this.base = base;
         this.locking = locking;
@@ -444,9 +448,9 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
         try {
             MemorySegment d = mem();
             if (dtype.isFloatingPoint()) {
-                Kernels.fill(code, d, layout, value, 0);
+                Loops.fill(type, d, layout, value, 0);
             } else {
-                Kernels.fill(code, d, layout, value, code == 7 ? doubleToUnsigned(value) : (long) value);
+                Loops.fill(type, d, layout, value, code == 7 ? doubleToUnsigned(value) : (long) value);
             }
         } finally {
             endWrite();
@@ -457,7 +461,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
     public void fill(long value) {
         beginWrite();
         try {
-            Kernels.fill(code, mem(), layout, (double) value, value);
+            Loops.fill(type, mem(), layout, (double) value, value);
         } finally {
             endWrite();
         }
@@ -579,7 +583,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
      * array are handled as numpy does: as if through a temporary copy).
      */
     public void copyFrom(SharedNDArray<T> other) {
-        binary(Kernels.ASSIGN, other, "copy");
+        binary(Op.ASSIGN, other, "copy");
     }
 
     /** The elements in row-major order as doubles. */
@@ -700,7 +704,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
             checkOpen();
             SharedNDArray<T> out = SharedArrays.create(dtype, layout.shape(), options);
             try {
-                Kernels.binary(code, Kernels.ASSIGN, out.mem(), out.layout, mem(), layout);
+                Loops.binary(type, Op.ASSIGN, out.mem(), out.layout, mem(), layout);
             } catch (RuntimeException | Error e) {
                 out.close();
                 throw e;
@@ -721,9 +725,9 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
         try {
             MemorySegment d = mem();
             if (dtype.isFloatingPoint()) {
-                return Kernels.reduceFloat(code, Kernels.SUM, d, layout);
+                return Loops.reduceFloat(type, Op.SUM, d, layout);
             }
-            long s = Kernels.reduceInt(code, Kernels.SUM, d, layout);
+            long s = Loops.reduceInt(type, Op.SUM, d, layout);
             return code == 7 ? unsignedToDouble(s) : (double) s;
         } finally {
             endRead();
@@ -739,7 +743,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
     public double minAsDouble() {
         beginRead();
         try {
-            return dtype.isFloatingPoint() ? Kernels.reduceFloat(code, Kernels.MIN, mem(), layout) : longToDouble(minAsLong());
+            return dtype.isFloatingPoint() ? Loops.reduceFloat(type, Op.MIN, mem(), layout) : longToDouble(minAsLong());
         } finally {
             endRead();
         }
@@ -749,7 +753,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
     public double maxAsDouble() {
         beginRead();
         try {
-            return dtype.isFloatingPoint() ? Kernels.reduceFloat(code, Kernels.MAX, mem(), layout) : longToDouble(maxAsLong());
+            return dtype.isFloatingPoint() ? Loops.reduceFloat(type, Op.MAX, mem(), layout) : longToDouble(maxAsLong());
         } finally {
             endRead();
         }
@@ -765,7 +769,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
         beginRead();
         try {
             requireInteger("minAsLong", "minAsDouble");
-            return Kernels.reduceInt(code, Kernels.MIN, mem(), layout);
+            return Loops.reduceInt(type, Op.MIN, mem(), layout);
         } finally {
             endRead();
         }
@@ -780,7 +784,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
         beginRead();
         try {
             requireInteger("maxAsLong", "maxAsDouble");
-            return Kernels.reduceInt(code, Kernels.MAX, mem(), layout);
+            return Loops.reduceInt(type, Op.MAX, mem(), layout);
         } finally {
             endRead();
         }
@@ -798,26 +802,26 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
 
     /** Sums along one axis into a new F64 array without that axis (shape [1] for a 1-d array). */
     public SharedNDArray<F64> sum(int axis) {
-        return reduceAxis(axis, Kernels.SUM, false);
+        return reduceAxis(axis, Op.SUM, false);
     }
 
     /** Means along one axis into a new F64 array without that axis. */
     public SharedNDArray<F64> mean(int axis) {
-        return reduceAxis(axis, Kernels.SUM, true);
+        return reduceAxis(axis, Op.SUM, true);
     }
 
     /** Minima along one axis into a new array of this dtype without that axis. */
     public SharedNDArray<T> min(int axis) {
-        return reduceAxis(axis, Kernels.MIN, false);
+        return reduceAxis(axis, Op.MIN, false);
     }
 
     /** Maxima along one axis into a new array of this dtype without that axis. */
     public SharedNDArray<T> max(int axis) {
-        return reduceAxis(axis, Kernels.MAX, false);
+        return reduceAxis(axis, Op.MAX, false);
     }
 
     @SuppressWarnings("unchecked")
-    private <R extends DType<R>> SharedNDArray<R> reduceAxis(int axis, int op, boolean mean) {
+    private <R extends DType<R>> SharedNDArray<R> reduceAxis(int axis, Op op, boolean mean) {
         beginRead();
         try {
             MemorySegment d = mem();
@@ -826,7 +830,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
             }
             long len = layout.shape()[axis];
             long[] outShape = layout.ndim() == 1 ? new long[] {1} : removeAxis(layout.shape(), axis);
-            R outType = (R) (op == Kernels.SUM ? F64.TYPE : dtype);
+            R outType = (R) (op == Op.SUM ? F64.TYPE : dtype);
             SharedNDArray<R> out = SharedArrays.create(outType, outShape);
             try {
                 // move the axis last; then each output element reduces one row of the view
@@ -848,15 +852,15 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
                 for (long k = 0; k < outSize; k++) {
                     Layout row = new Layout(outer.offsetOfFlat(k), new long[] {len}, new long[] {stride});
                     if (dtype.isFloatingPoint()) {
-                        double r = Kernels.reduceFloat(code, op, d, row);
-                        if (op == Kernels.SUM) {
+                        double r = Loops.reduceFloat(type, op, d, row);
+                        if (op == Op.SUM) {
                             od.setAtIndex(F64_L, k, mean ? r / len : r);
                         } else {
                             out.writeDouble(od, k, r);
                         }
                     } else {
-                        long r = Kernels.reduceInt(code, op, d, row);
-                        if (op == Kernels.SUM) {
+                        long r = Loops.reduceInt(type, op, d, row);
+                        if (op == Op.SUM) {
                             double v = longToDouble(r);
                             od.setAtIndex(F64_L, k, mean ? v / len : v);
                         } else {
@@ -888,37 +892,37 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
 
     /** Adds a scalar to every element, in place. */
     public void add(double value) {
-        scalar(Kernels.ADD, value);
+        scalar(Op.ADD, value);
     }
 
     /** Subtracts a scalar from every element, in place. */
     public void sub(double value) {
-        scalar(Kernels.SUB, value);
+        scalar(Op.SUB, value);
     }
 
     /** Multiplies every element by a scalar, in place. */
     public void mul(double value) {
-        scalar(Kernels.MUL, value);
+        scalar(Op.MUL, value);
     }
 
     /** Divides every element by a scalar, in place (IEEE: x/0 is ±inf or NaN). */
     public void div(double value) {
-        scalar(Kernels.DIV, value);
+        scalar(Op.DIV, value);
     }
 
     /** Adds an integer scalar in place; integer arrays wrap. */
     public void add(long value) {
-        scalar(Kernels.ADD, value);
+        scalar(Op.ADD, value);
     }
 
     /** Subtracts an integer scalar in place; integer arrays wrap. */
     public void sub(long value) {
-        scalar(Kernels.SUB, value);
+        scalar(Op.SUB, value);
     }
 
     /** Multiplies by an integer scalar in place; integer arrays wrap. */
     public void mul(long value) {
-        scalar(Kernels.MUL, value);
+        scalar(Op.MUL, value);
     }
 
     /**
@@ -927,22 +931,22 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
      * @throws ArithmeticException if an integer array is divided by 0 (nothing is written)
      */
     public void div(long value) {
-        scalar(Kernels.DIV, value);
+        scalar(Op.DIV, value);
     }
 
     /** Adds another array of the same dtype and shape element-wise, in place ({@code a.add(a)} doubles). */
     public void add(SharedNDArray<T> other) {
-        binary(Kernels.ADD, other, "add");
+        binary(Op.ADD, other, "add");
     }
 
     /** Subtracts another array element-wise, in place. */
     public void sub(SharedNDArray<T> other) {
-        binary(Kernels.SUB, other, "subtract");
+        binary(Op.SUB, other, "subtract");
     }
 
     /** Multiplies by another array element-wise, in place. */
     public void mul(SharedNDArray<T> other) {
-        binary(Kernels.MUL, other, "multiply");
+        binary(Op.MUL, other, "multiply");
     }
 
     /**
@@ -951,40 +955,38 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
      * @throws ArithmeticException if an integer divisor element is 0 (nothing is written)
      */
     public void div(SharedNDArray<T> other) {
-        binary(Kernels.DIV, other, "divide");
+        binary(Op.DIV, other, "divide");
     }
 
-    private static final String[] OP_NAMES = {"add", "subtract", "multiply", "divide"};
-
-    private void scalar(int op, double value) {
+    private void scalar(Op op, double value) {
         beginWrite();
         try {
             MemorySegment d = mem();
             if (!dtype.isFloatingPoint()) {
                 if (value != Math.rint(value) || Double.isInfinite(value)) {
-                    throw new DTypeMismatchException("cannot " + OP_NAMES[op] + " " + dtype + " elements by the float " + value
+                    throw new DTypeMismatchException("cannot " + op.verb() + " " + dtype + " elements by the float " + value
                             + " in place (numpy refuses too: same_kind casting); pass a whole number");
                 }
                 scalar(op, code == 7 && value >= 0x1p63 ? doubleToUnsigned(value) : (long) value);
                 return;
             }
-            Kernels.scalar(code, op, d, layout, value, 0);
+            Loops.scalar(type, op, d, layout, value, 0);
         } finally {
             endWrite();
         }
     }
 
-    private void scalar(int op, long value) {
+    private void scalar(Op op, long value) {
         beginWrite();
         try {
             MemorySegment d = mem();
             if (!dtype.isFloatingPoint()) {
                 checkRange(value);
-                if (op == Kernels.DIV && value == 0) {
+                if (op == Op.DIV && value == 0) {
                     throw new ArithmeticException("integer division by zero: " + dtype + " array divided by 0; nothing was written");
                 }
             }
-            Kernels.scalar(code, op, d, layout, (double) value, value);
+            Loops.scalar(type, op, d, layout, (double) value, value);
         } finally {
             endWrite();
         }
@@ -1009,7 +1011,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
         }
     }
 
-    private void binary(int op, SharedNDArray<T> other, String verb) {
+    private void binary(Op op, SharedNDArray<T> other, String verb) {
         MemorySegment a = mem();
         MemorySegment b = other.mem();
         if (other.dtype != (Object) dtype) {
@@ -1100,8 +1102,8 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
         }
     }
 
-    private void binaryLocked(int op, MemorySegment a, MemorySegment b, Layout lb, boolean sameArray) {
-        if (op == Kernels.DIV && !dtype.isFloatingPoint() && Kernels.anyZero(code, b, lb)) {
+    private void binaryLocked(Op op, MemorySegment a, MemorySegment b, Layout lb, boolean sameArray) {
+        if (op == Op.DIV && !dtype.isFloatingPoint() && Loops.anyZero(type, b, lb)) {
             throw new ArithmeticException("integer division by zero: the divisor " + dtype + " array has a zero element; nothing was written");
         }
         if (sameArray && overlaps(layout, lb) && !layout.equals(lb)) {
@@ -1109,12 +1111,12 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment tmp = arena.allocate(size * itemSize(), 64);
                 Layout lt = Layout.contiguous(lb.shape());
-                Kernels.binary(code, Kernels.ASSIGN, tmp, lt, b, lb);
-                Kernels.binary(code, op, a, layout, tmp, lt);
+                Loops.binary(type, Op.ASSIGN, tmp, lt, b, lb);
+                Loops.binary(type, op, a, layout, tmp, lt);
             }
             return;
         }
-        Kernels.binary(code, op, a, layout, b, lb);
+        Loops.binary(type, op, a, layout, b, lb);
     }
 
     private static boolean overlaps(Layout x, Layout y) {
