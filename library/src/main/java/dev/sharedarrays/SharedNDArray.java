@@ -1,21 +1,26 @@
 package dev.sharedarrays;
 
-import dev.sharedarrays.internal.sync.ArrayLock;
+import dev.sharedarrays.internal.array.Atomics;
+import dev.sharedarrays.internal.array.AxisReduction;
+import dev.sharedarrays.internal.array.ElementCodec;
+import dev.sharedarrays.internal.array.HeapCopy;
+import dev.sharedarrays.internal.array.InPlace;
+import dev.sharedarrays.internal.array.Locking;
 import dev.sharedarrays.internal.array.Loops;
+import dev.sharedarrays.internal.array.Repr;
+import dev.sharedarrays.internal.array.Shapes;
+import dev.sharedarrays.internal.array.StridedLayout;
 import dev.sharedarrays.internal.kernel.ElementType;
 import dev.sharedarrays.internal.kernel.Op;
-import dev.sharedarrays.internal.array.Layout;
-import dev.sharedarrays.internal.array.Repr;
 import dev.sharedarrays.internal.segment.Segment;
-import java.lang.foreign.Arena;
+import dev.sharedarrays.internal.sync.ArrayLock;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 import java.math.BigInteger;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * A typed N-dimensional array whose elements live in shared memory, possibly mapped by other
@@ -49,47 +54,35 @@ import java.util.Optional;
  * @param <T> the element type marker, such as {@link F64}
  */
 public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
-    private static final ValueLayout.OfDouble F64_L = ValueLayout.JAVA_DOUBLE;
-    private static final ValueLayout.OfFloat F32_L = ValueLayout.JAVA_FLOAT;
-    private static final ValueLayout.OfLong I64_L = ValueLayout.JAVA_LONG;
-    private static final ValueLayout.OfInt I32_L = ValueLayout.JAVA_INT;
-    private static final ValueLayout.OfShort I16_L = ValueLayout.JAVA_SHORT;
-    private static final ValueLayout.OfByte I8_L = ValueLayout.JAVA_BYTE;
-    private static final VarHandle ATOMIC_LONG = I64_L.varHandle();
-    private static final VarHandle ATOMIC_INT = I32_L.varHandle();
-
     private final Segment segment;
     private final T dtype;
-    private final Layout layout;
-    private final long size;
-    private final int code;
     private final ElementType type;
+    private final StridedLayout layout;
+    private final long size;
     private final boolean contiguous;
     /** Null for the array itself; the array a view was made from. */
     private final SharedNDArray<T> base;
     private volatile boolean viewClosed;
-    /** False for {@link #unlocked()} views. */
-    private final boolean locking;
+    private final Locking locks;
 
     SharedNDArray(Segment segment, T dtype) {
-        this(segment, dtype, Layout.contiguous(segment.meta().shape()), null, true);
+        this(segment, dtype, StridedLayout.contiguous(segment.meta().shape()), null, true);
     }
 
-    private SharedNDArray(Segment segment, T dtype, Layout layout, SharedNDArray<T> base, boolean locking) {
+    private SharedNDArray(Segment segment, T dtype, StridedLayout layout, SharedNDArray<T> base, boolean locking) {
         this.segment = segment;
         this.dtype = dtype;
+        this.type = dtype.elementType();
         this.layout = layout;
         this.size = layout.size();
-        this.code = dtype.code();
-        this.type = dtype.elementType();
         this.contiguous = layout.isContiguous();
         this.base = base;
-        this.locking = locking;
+        this.locks = new Locking(segment, locking);
     }
 
-    private SharedNDArray<T> view(Layout l) {
+    private SharedNDArray<T> view(StridedLayout l) {
         checkOpen();
-        return new SharedNDArray<>(segment, dtype, l, base == null ? this : base, locking);
+        return new SharedNDArray<>(segment, dtype, l, base == null ? this : base, locks.isLocking());
     }
 
     /**
@@ -105,7 +98,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
 
     /** False for views made by {@link #unlocked()}: their bulk operations do not lock. */
     public boolean isLocking() {
-        return locking;
+        return locks.isLocking();
     }
 
     // ---------------------------------------------------------------- description
@@ -136,7 +129,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
 
     /** Bytes per element. */
     public int itemSize() {
-        return dtype.itemSize();
+        return type.itemSize();
     }
 
     /** True if the elements are adjacent and row-major (every whole array is). */
@@ -226,64 +219,16 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
         return contiguous ? layout.offset() + index : layout.offsetOfFlat(index);
     }
 
-    private double readDouble(MemorySegment d, long i) {
-        return switch (code) {
-            case 1 -> d.getAtIndex(F64_L, i);
-            case 2 -> d.getAtIndex(F32_L, i);
-            case 3 -> d.getAtIndex(I64_L, i);
-            case 4 -> d.getAtIndex(I32_L, i);
-            case 5 -> d.getAtIndex(I16_L, i);
-            case 6 -> d.getAtIndex(I8_L, i);
-            case 7 -> unsignedToDouble(d.getAtIndex(I64_L, i));
-            case 8 -> Integer.toUnsignedLong(d.getAtIndex(I32_L, i));
-            case 9 -> Short.toUnsignedInt(d.getAtIndex(I16_L, i));
-            default -> Byte.toUnsignedInt(d.getAtIndex(I8_L, i));
-        };
-    }
-
-    private long readLong(MemorySegment d, long i) {
-        return switch (code) {
-            case 1 -> (long) d.getAtIndex(F64_L, i);
-            case 2 -> (long) d.getAtIndex(F32_L, i);
-            case 3, 7 -> d.getAtIndex(I64_L, i);
-            case 4 -> d.getAtIndex(I32_L, i);
-            case 5 -> d.getAtIndex(I16_L, i);
-            case 6 -> d.getAtIndex(I8_L, i);
-            case 8 -> Integer.toUnsignedLong(d.getAtIndex(I32_L, i));
-            case 9 -> Short.toUnsignedInt(d.getAtIndex(I16_L, i));
-            default -> Byte.toUnsignedInt(d.getAtIndex(I8_L, i));
-        };
-    }
-
-    private void writeDouble(MemorySegment d, long i, double value) {
-        switch (code) {
-            case 1 -> d.setAtIndex(F64_L, i, value);
-            case 2 -> d.setAtIndex(F32_L, i, (float) value);
-            default -> writeLong(d, i, code == 7 ? doubleToUnsigned(value) : (long) value);
-        }
-    }
-
-    private void writeLong(MemorySegment d, long i, long value) {
-        switch (code) {
-            case 1 -> d.setAtIndex(F64_L, i, (double) value);
-            case 2 -> d.setAtIndex(F32_L, i, (float) value);
-            case 3, 7 -> d.setAtIndex(I64_L, i, value);
-            case 4, 8 -> d.setAtIndex(I32_L, i, (int) value);
-            case 5, 9 -> d.setAtIndex(I16_L, i, (short) value);
-            default -> d.setAtIndex(I8_L, i, (byte) value);
-        }
-    }
-
     /** Element at a flat row-major index, as a double (U64 as its unsigned value). */
     public double getDouble(long index) {
         MemorySegment d = mem();
-        return readDouble(d, flatOffset(index));
+        return ElementCodec.getDouble(type, d, flatOffset(index));
     }
 
     /** Element at a full multi-index, as a double. */
     public double getDouble(long[] index) {
         MemorySegment d = mem();
-        return readDouble(d, layout.offsetOf(index));
+        return ElementCodec.getDouble(type, d, layout.offsetOf(index));
     }
 
     /**
@@ -292,55 +237,43 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
      */
     public long getLong(long index) {
         MemorySegment d = mem();
-        return readLong(d, flatOffset(index));
+        return ElementCodec.getLong(type, d, flatOffset(index));
     }
 
     /** Element at a full multi-index as a long, as {@link #getLong(long)}. */
     public long getLong(long[] index) {
         MemorySegment d = mem();
-        return readLong(d, layout.offsetOf(index));
+        return ElementCodec.getLong(type, d, layout.offsetOf(index));
     }
 
     /** Element at a flat index as an exact unsigned or signed integer (floats: truncated). */
     public BigInteger getUnsigned(long index) {
         long v = getLong(index);
-        return code == 7 ? new BigInteger(Long.toUnsignedString(v)) : BigInteger.valueOf(v);
+        return type.isUnsigned64() ? ElementCodec.unsignedBig(v) : BigInteger.valueOf(v);
     }
 
     /** Stores a double; integer types take it truncated toward zero, then wrapped to their width. */
     public void setDouble(long index, double value) {
         MemorySegment d = mem();
-        writeDouble(d, flatOffset(index), value);
+        ElementCodec.setDouble(type, d, flatOffset(index), value);
     }
 
     /** Stores a double at a full multi-index, as {@link #setDouble(long, double)}. */
     public void setDouble(long[] index, double value) {
         MemorySegment d = mem();
-        writeDouble(d, layout.offsetOf(index), value);
+        ElementCodec.setDouble(type, d, layout.offsetOf(index), value);
     }
 
     /** Stores a long, wrapped to the element width (for floats: converted). */
     public void setLong(long index, long value) {
         MemorySegment d = mem();
-        writeLong(d, flatOffset(index), value);
+        ElementCodec.setLong(type, d, flatOffset(index), value);
     }
 
     /** Stores a long at a full multi-index, as {@link #setLong(long, long)}. */
     public void setLong(long[] index, long value) {
         MemorySegment d = mem();
-        writeLong(d, layout.offsetOf(index), value);
-    }
-
-    private static double unsignedToDouble(long bits) {
-        double d = (double) (bits >>> 1) * 2.0;
-        return d + (bits & 1);
-    }
-
-    private static long doubleToUnsigned(double v) {
-        if (v >= 0x1p63) {
-            return (long) (v - 0x1p63) ^ Long.MIN_VALUE;
-        }
-        return (long) v;
+        ElementCodec.setLong(type, d, layout.offsetOf(index), value);
     }
 
     // ---------------------------------------------------------------- views
@@ -349,7 +282,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
      * The view {@code start:stop:step} of one axis (Python rules for negative and out-of-range
      * bounds; {@link Long#MIN_VALUE}/{@link Long#MAX_VALUE} for open ends).
      *
-     * @throws IllegalArgumentException if step is 0 or the slice selects nothing
+     * @throws IllegalArgumentException if {@code step == 0} or the slice selects nothing
      */
     public SharedNDArray<T> slice(int axis, long start, long stop, long step) {
         return view(layout.slice(axis, start, stop, step));
@@ -359,14 +292,14 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
      * A view by one {@link Slice} per leading axis (missing trailing axes are taken whole);
      * {@link Slice#index} drops its axis.
      *
-     * @throws IndexOutOfBoundsException if there are more slices than axes or an index is out of range
+     * @throws IndexOutOfBoundsException if {@code slices.length > ndim()} or an index is out of range
      */
     public SharedNDArray<T> view(Slice... slices) {
         if (slices.length > layout.ndim()) {
             throw new IndexOutOfBoundsException(slices.length + " slices for an array of " + layout.ndim()
                     + " dimensions, shape " + Arrays.toString(layout.shape()));
         }
-        Layout l = layout;
+        StridedLayout l = layout;
         int axis = 0;
         for (Slice s : slices) {
             if (s.isIndex()) {
@@ -379,10 +312,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
         return view(l);
     }
 
-    /**
-     * The view with {@code axis} fixed at {@code index} (negative counts from the end); it has
-     * one dimension fewer.
-     */
+    /** The view with {@code axis} fixed at {@code index} (negative counts from the end); one dimension fewer. */
     public SharedNDArray<T> select(int axis, long index) {
         return view(layout.select(axis, index));
     }
@@ -392,33 +322,10 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
      * -1: it is inferred.
      *
      * @throws ShapeMismatchException if the element counts differ
-     * @throws IllegalStateException if this view is not contiguous: {@link #copy()} first
+     * @throws IllegalStateException if {@code !isContiguous()}: {@link #copy()} first
      */
     public SharedNDArray<T> reshape(long... newShape) {
-        long[] s = newShape.clone();
-        int infer = -1;
-        long known = 1;
-        for (int i = 0; i < s.length; i++) {
-            if (s[i] == -1 && infer < 0) {
-                infer = i;
-            } else if (s[i] < 1) {
-                throw new IllegalArgumentException("reshape to " + Arrays.toString(newShape) + ": dimension " + i + " is " + s[i]
-                        + "; dimensions are >= 1, or one of them -1");
-            } else {
-                known = Math.multiplyExact(known, s[i]);
-            }
-        }
-        if (infer >= 0 && known > 0 && size % known == 0) {
-            s[infer] = size / known;
-            known = size;
-        }
-        if (s.length < 1 || s.length > 8) {
-            throw new IllegalArgumentException("reshape to " + Arrays.toString(newShape) + ": arrays have 1 to 8 dimensions");
-        }
-        if (known != size) {
-            throw new ShapeMismatchException("cannot reshape an array of size " + size + " (shape " + Arrays.toString(layout.shape())
-                    + ") into shape " + Arrays.toString(newShape));
-        }
+        long[] s = Shapes.reshape(layout.shape(), size, newShape);
         if (!contiguous) {
             throw new IllegalStateException("reshape of a non-contiguous view (shape " + Arrays.toString(layout.shape())
                     + ", strides " + Arrays.toString(layout.strides()) + ") would need a copy; call copy() first");
@@ -444,27 +351,12 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
 
     /** Sets every element; integer types take the value truncated and wrapped. */
     public void fill(double value) {
-        beginWrite();
-        try {
-            MemorySegment d = mem();
-            if (dtype.isFloatingPoint()) {
-                Loops.fill(type, d, layout, value, 0);
-            } else {
-                Loops.fill(type, d, layout, value, code == 7 ? doubleToUnsigned(value) : (long) value);
-            }
-        } finally {
-            endWrite();
-        }
+        locks.write(() -> Loops.fill(type, mem(), layout, value, ElementCodec.toLongBits(type, value)));
     }
 
     /** Sets every element; wrapped to the element width (floats: converted). */
     public void fill(long value) {
-        beginWrite();
-        try {
-            Loops.fill(type, mem(), layout, (double) value, value);
-        } finally {
-            endWrite();
-        }
+        locks.write(() -> Loops.fill(type, mem(), layout, (double) value, value));
     }
 
     /** Sets every element to zero. */
@@ -472,110 +364,44 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
         fill(0L);
     }
 
-    private void checkLength(int length) {
-        if (length != size) {
-            throw new ShapeMismatchException("a heap array of " + length + " elements does not fit an array of size " + size
-                    + " (shape " + Arrays.toString(layout.shape()) + ")");
-        }
-    }
-
     /** Copies the values in row-major order, converted as {@link #setDouble}. */
     public void copyFrom(double[] values) {
-        beginWrite();
-        try {
-            checkLength(values.length);
-            MemorySegment d = mem();
-            if (contiguous && code == 1) {
-                MemorySegment.copy(values, 0, d, F64_L, layout.offset() * 8, values.length);
-                return;
-            }
-            forEachElement(values.length, (o, i) -> writeDouble(d, o, values[i]));
-        } finally {
-            endWrite();
-        }
+        copyIn(values, values.length);
     }
 
     /** Copies the values in row-major order, converted as {@link #setLong}. */
     public void copyFrom(long[] values) {
-        beginWrite();
-        try {
-            checkLength(values.length);
-            MemorySegment d = mem();
-            if (contiguous && (code == 3 || code == 7)) {
-                MemorySegment.copy(values, 0, d, I64_L, layout.offset() * 8, values.length);
-                return;
-            }
-            forEachElement(values.length, (o, i) -> writeLong(d, o, values[i]));
-        } finally {
-            endWrite();
-        }
+        copyIn(values, values.length);
     }
 
     /** Copies the values in row-major order, converted as {@link #setLong}. */
     public void copyFrom(int[] values) {
-        beginWrite();
-        try {
-            checkLength(values.length);
-            MemorySegment d = mem();
-            if (contiguous && (code == 4 || code == 8)) {
-                MemorySegment.copy(values, 0, d, I32_L, layout.offset() * 4, values.length);
-                return;
-            }
-            forEachElement(values.length, (o, i) -> writeLong(d, o, values[i]));
-        } finally {
-            endWrite();
-        }
+        copyIn(values, values.length);
     }
 
     /** Copies the values in row-major order, converted as {@link #setDouble}. */
     public void copyFrom(float[] values) {
-        beginWrite();
-        try {
-            checkLength(values.length);
-            MemorySegment d = mem();
-            if (contiguous && code == 2) {
-                MemorySegment.copy(values, 0, d, F32_L, layout.offset() * 4, values.length);
-                return;
-            }
-            forEachElement(values.length, (o, i) -> writeDouble(d, o, values[i]));
-        } finally {
-            endWrite();
-        }
+        copyIn(values, values.length);
     }
 
     /** Copies the values in row-major order, converted as {@link #setLong}. */
     public void copyFrom(short[] values) {
-        beginWrite();
-        try {
-            checkLength(values.length);
-            MemorySegment d = mem();
-            forEachElement(values.length, (o, i) -> writeLong(d, o, values[i]));
-        } finally {
-            endWrite();
-        }
+        copyIn(values, values.length);
     }
 
     /** Copies the values in row-major order, converted as {@link #setLong}. */
     public void copyFrom(byte[] values) {
-        beginWrite();
-        try {
-            checkLength(values.length);
-            MemorySegment d = mem();
-            forEachElement(values.length, (o, i) -> writeLong(d, o, values[i]));
-        } finally {
-            endWrite();
-        }
+        copyIn(values, values.length);
     }
 
-    /** Visits the element offsets of the first n row-major positions, for heap-array copies. */
-    private interface ElementVisitor {
-        void visit(long offset, int position);
-    }
-
-    private void forEachElement(int n, ElementVisitor v) {
-        for (int i = 0; i < n; i++) {
-            v.visit(contiguous ? layout.offset() + i : layout.offsetOfFlat(i), i);
-        }
+    private void copyIn(Object heapArray, int length) {
+        locks.write(() -> {
+            if (length != size) {
+                throw new ShapeMismatchException("a heap array of " + length + " elements does not fit an array of size " + size
+                        + " (shape " + Arrays.toString(layout.shape()) + ")");
+            }
+            HeapCopy.copyIn(type, mem(), layout, heapArray);
+        });
     }
 
     /**
@@ -583,75 +409,34 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
      * array are handled as numpy does: as if through a temporary copy).
      */
     public void copyFrom(SharedNDArray<T> other) {
-        binary(Op.ASSIGN, other, "copy");
+        binary(Op.ASSIGN, other);
     }
 
     /** The elements in row-major order as doubles. */
     public double[] toDoubleArray() {
-        beginRead();
-        try {
-            double[] out = new double[heapLength()];
-            MemorySegment d = mem();
-            if (contiguous && code == 1) {
-                MemorySegment.copy(d, F64_L, layout.offset() * 8, out, 0, out.length);
-                return out;
-            }
-            forEachElement(out.length, (o, i) -> out[i] = readDouble(d, o));
-            return out;
-        } finally {
-            endRead();
-        }
+        return copyOut(new double[heapLength()]);
     }
 
     /** The elements in row-major order as longs, as {@link #getLong(long)}. */
     public long[] toLongArray() {
-        beginRead();
-        try {
-            long[] out = new long[heapLength()];
-            MemorySegment d = mem();
-            if (contiguous && (code == 3 || code == 7)) {
-                MemorySegment.copy(d, I64_L, layout.offset() * 8, out, 0, out.length);
-                return out;
-            }
-            forEachElement(out.length, (o, i) -> out[i] = readLong(d, o));
-            return out;
-        } finally {
-            endRead();
-        }
+        return copyOut(new long[heapLength()]);
     }
 
     /** The elements in row-major order as floats. */
     public float[] toFloatArray() {
-        beginRead();
-        try {
-            float[] out = new float[heapLength()];
-            MemorySegment d = mem();
-            if (contiguous && code == 2) {
-                MemorySegment.copy(d, F32_L, layout.offset() * 4, out, 0, out.length);
-                return out;
-            }
-            forEachElement(out.length, (o, i) -> out[i] = (float) readDouble(d, o));
-            return out;
-        } finally {
-            endRead();
-        }
+        return copyOut(new float[heapLength()]);
     }
 
     /** The elements in row-major order as ints (wider values truncated to 32 bits). */
     public int[] toIntArray() {
-        beginRead();
-        try {
-            int[] out = new int[heapLength()];
-            MemorySegment d = mem();
-            if (contiguous && (code == 4 || code == 8)) {
-                MemorySegment.copy(d, I32_L, layout.offset() * 4, out, 0, out.length);
-                return out;
-            }
-            forEachElement(out.length, (o, i) -> out[i] = (int) readLong(d, o));
-            return out;
-        } finally {
-            endRead();
-        }
+        return copyOut(new int[heapLength()]);
+    }
+
+    private <A> A copyOut(A heapArray) {
+        return locks.read(() -> {
+            HeapCopy.copyOut(type, mem(), layout, heapArray);
+            return heapArray;
+        });
     }
 
     private int heapLength() {
@@ -667,29 +452,14 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
      * Long for U32, BigInteger for U64. A copy.
      */
     public List<Number> toList() {
-        beginRead();
-        try {
+        return locks.read(() -> {
             Number[] out = new Number[heapLength()];
             MemorySegment d = mem();
             for (int i = 0; i < out.length; i++) {
-                long o = contiguous ? layout.offset() + i : layout.offsetOfFlat(i);
-                out[i] = switch (code) {
-                    case 1 -> d.getAtIndex(F64_L, o);
-                    case 2 -> d.getAtIndex(F32_L, o);
-                    case 3 -> d.getAtIndex(I64_L, o);
-                    case 4 -> d.getAtIndex(I32_L, o);
-                    case 5 -> d.getAtIndex(I16_L, o);
-                    case 6 -> d.getAtIndex(I8_L, o);
-                    case 7 -> new BigInteger(Long.toUnsignedString(d.getAtIndex(I64_L, o)));
-                    case 8 -> Integer.toUnsignedLong(d.getAtIndex(I32_L, o));
-                    case 9 -> Short.toUnsignedInt(d.getAtIndex(I16_L, o));
-                    default -> Byte.toUnsignedInt(d.getAtIndex(I8_L, o));
-                };
+                out[i] = ElementCodec.getNumber(type, d, contiguous ? layout.offset() + i : layout.offsetOfFlat(i));
             }
             return List.of(out);
-        } finally {
-            endRead();
-        }
+        });
     }
 
     /** A new contiguous shared array with these elements (the process's backend, a generated name). */
@@ -699,39 +469,30 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
 
     /** A new contiguous shared array with these elements, created as {@code options} say. */
     public SharedNDArray<T> copy(CreateOptions options) {
-        beginRead();
-        try {
+        return locks.read(() -> {
             checkOpen();
-            SharedNDArray<T> out = SharedArrays.create(dtype, layout.shape(), options);
-            try {
-                Loops.binary(type, Op.ASSIGN, out.mem(), out.layout, mem(), layout);
-            } catch (RuntimeException | Error e) {
-                out.close();
-                throw e;
-            }
-            return out;
-        } finally {
-            endRead();
+            return filled(SharedArrays.create(dtype, layout.shape(), options),
+                    out -> Loops.binary(type, Op.ASSIGN, out.mem(), out.layout, mem(), layout));
+        });
+    }
+
+    /** Runs fill on a new array and returns it, or closes it if fill fails. */
+    private static <R extends DType<R>> SharedNDArray<R> filled(SharedNDArray<R> out, Consumer<SharedNDArray<R>> fill) {
+        try {
+            fill.accept(out);
+        } catch (RuntimeException | Error e) {
+            out.close();
+            throw e;
         }
+        return out;
     }
 
     // ---------------------------------------------------------------- reductions
 
-    /**
-     * Sum of all elements in double (integers: numpy's wrapping 64-bit sum, then converted).
-     */
+    /** Sum of all elements in double (integers: numpy's wrapping 64-bit sum, then converted). */
     public double sum() {
-        beginRead();
-        try {
-            MemorySegment d = mem();
-            if (dtype.isFloatingPoint()) {
-                return Loops.reduceFloat(type, Op.SUM, d, layout);
-            }
-            long s = Loops.reduceInt(type, Op.SUM, d, layout);
-            return code == 7 ? unsignedToDouble(s) : (double) s;
-        } finally {
-            endRead();
-        }
+        return locks.readDouble(() -> type.isFloatingPoint() ? Loops.reduceFloat(type, Op.SUM, mem(), layout)
+                : ElementCodec.longToDouble(type, Loops.reduceInt(type, Op.SUM, mem(), layout)));
     }
 
     /** {@link #sum()} divided by {@link #size()}. */
@@ -741,63 +502,45 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
 
     /** The smallest element as a double (NaN if a float element is NaN). */
     public double minAsDouble() {
-        beginRead();
-        try {
-            return dtype.isFloatingPoint() ? Loops.reduceFloat(type, Op.MIN, mem(), layout) : longToDouble(minAsLong());
-        } finally {
-            endRead();
-        }
+        return reduceAsDouble(Op.MIN);
     }
 
     /** The largest element as a double (NaN if a float element is NaN). */
     public double maxAsDouble() {
-        beginRead();
-        try {
-            return dtype.isFloatingPoint() ? Loops.reduceFloat(type, Op.MAX, mem(), layout) : longToDouble(maxAsLong());
-        } finally {
-            endRead();
-        }
+        return reduceAsDouble(Op.MAX);
+    }
+
+    private double reduceAsDouble(Op op) {
+        return locks.readDouble(() -> type.isFloatingPoint() ? Loops.reduceFloat(type, op, mem(), layout)
+                : ElementCodec.longToDouble(type, Loops.reduceInt(type, op, mem(), layout)));
     }
 
     /**
      * The smallest element of an integer array, exactly (unsigned types as their value, U64 as
      * its bit pattern).
      *
-     * @throws DTypeMismatchException for float arrays: use {@link #minAsDouble()}
+     * @throws DTypeMismatchException if {@code dtype().isFloatingPoint()}: use {@link #minAsDouble()}
      */
     public long minAsLong() {
-        beginRead();
-        try {
-            requireInteger("minAsLong", "minAsDouble");
-            return Loops.reduceInt(type, Op.MIN, mem(), layout);
-        } finally {
-            endRead();
-        }
+        return reduceAsLong(Op.MIN, "minAsLong", "minAsDouble");
     }
 
     /**
      * The largest element of an integer array, exactly.
      *
-     * @throws DTypeMismatchException for float arrays: use {@link #maxAsDouble()}
+     * @throws DTypeMismatchException if {@code dtype().isFloatingPoint()}: use {@link #maxAsDouble()}
      */
     public long maxAsLong() {
-        beginRead();
-        try {
-            requireInteger("maxAsLong", "maxAsDouble");
-            return Loops.reduceInt(type, Op.MAX, mem(), layout);
-        } finally {
-            endRead();
-        }
+        return reduceAsLong(Op.MAX, "maxAsLong", "maxAsDouble");
     }
 
-    private double longToDouble(long v) {
-        return code == 7 ? unsignedToDouble(v) : (double) v;
-    }
-
-    private void requireInteger(String method, String instead) {
-        if (dtype.isFloatingPoint()) {
-            throw new DTypeMismatchException(method + "() is for integer arrays, this one holds " + dtype + "; use " + instead + "()");
-        }
+    private long reduceAsLong(Op op, String method, String instead) {
+        return locks.readLong(() -> {
+            if (type.isFloatingPoint()) {
+                throw new DTypeMismatchException(method + "() is for integer arrays, this one holds " + dtype + "; use " + instead + "()");
+            }
+            return Loops.reduceInt(type, op, mem(), layout);
+        });
     }
 
     /** Sums along one axis into a new F64 array without that axis (shape [1] for a 1-d array). */
@@ -820,133 +563,76 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
         return reduceAxis(axis, Op.MAX, false);
     }
 
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"unchecked", "rawtypes"})
     private <R extends DType<R>> SharedNDArray<R> reduceAxis(int axis, Op op, boolean mean) {
-        beginRead();
-        try {
+        return locks.read(() -> {
             MemorySegment d = mem();
-            if (axis < 0 || axis >= layout.ndim()) {
-                throw new IndexOutOfBoundsException("axis " + axis + " is out of bounds for an array of " + layout.ndim() + " dimensions");
-            }
-            long len = layout.shape()[axis];
-            long[] outShape = layout.ndim() == 1 ? new long[] {1} : removeAxis(layout.shape(), axis);
-            R outType = (R) (op == Op.SUM ? F64.TYPE : dtype);
-            SharedNDArray<R> out = SharedArrays.create(outType, outShape);
-            try {
-                // move the axis last; then each output element reduces one row of the view
-                int[] perm = new int[layout.ndim()];
-                for (int i = 0, j = 0; i < perm.length; i++) {
-                    if (i != axis) {
-                        perm[j++] = i;
-                    }
-                }
-                perm[perm.length - 1] = axis;
-                Layout moved = layout.transpose(perm);
-                long stride = moved.strides()[perm.length - 1];
-                MemorySegment od = out.mem();
-                long outSize = out.size;
-                long[] outerShape = Arrays.copyOf(moved.shape(), perm.length - 1);
-                long[] outerStrides = Arrays.copyOf(moved.strides(), perm.length - 1);
-                Layout outer = perm.length == 1 ? new Layout(moved.offset(), new long[] {1}, new long[] {0})
-                        : new Layout(moved.offset(), outerShape, outerStrides);
-                for (long k = 0; k < outSize; k++) {
-                    Layout row = new Layout(outer.offsetOfFlat(k), new long[] {len}, new long[] {stride});
-                    if (dtype.isFloatingPoint()) {
-                        double r = Loops.reduceFloat(type, op, d, row);
-                        if (op == Op.SUM) {
-                            od.setAtIndex(F64_L, k, mean ? r / len : r);
-                        } else {
-                            out.writeDouble(od, k, r);
-                        }
-                    } else {
-                        long r = Loops.reduceInt(type, op, d, row);
-                        if (op == Op.SUM) {
-                            double v = longToDouble(r);
-                            od.setAtIndex(F64_L, k, mean ? v / len : v);
-                        } else {
-                            out.writeLong(od, k, r);
-                        }
-                    }
-                }
-            } catch (RuntimeException | Error e) {
-                out.close();
-                throw e;
-            }
-            return out;
-        } finally {
-            endRead();
-        }
-    }
-
-    private static long[] removeAxis(long[] shape, int axis) {
-        long[] out = new long[shape.length - 1];
-        for (int i = 0, j = 0; i < shape.length; i++) {
-            if (i != axis) {
-                out[j++] = shape[i];
-            }
-        }
-        return out;
+            long[] outShape = AxisReduction.outShape(layout.shape(), axis);
+            R outType = (R) DType.of(AxisReduction.outType(type, op));
+            return filled(SharedArrays.create(outType, outShape),
+                    out -> AxisReduction.reduce(type, op, mean, d, layout, axis, out.mem()));
+        });
     }
 
     // ---------------------------------------------------------------- arithmetic
 
     /** Adds a scalar to every element, in place. */
     public void add(double value) {
-        scalar(Op.ADD, value);
+        locks.write(() -> InPlace.scalar(type, Op.ADD, mem(), layout, value));
     }
 
     /** Subtracts a scalar from every element, in place. */
     public void sub(double value) {
-        scalar(Op.SUB, value);
+        locks.write(() -> InPlace.scalar(type, Op.SUB, mem(), layout, value));
     }
 
     /** Multiplies every element by a scalar, in place. */
     public void mul(double value) {
-        scalar(Op.MUL, value);
+        locks.write(() -> InPlace.scalar(type, Op.MUL, mem(), layout, value));
     }
 
     /** Divides every element by a scalar, in place (IEEE: x/0 is ±inf or NaN). */
     public void div(double value) {
-        scalar(Op.DIV, value);
+        locks.write(() -> InPlace.scalar(type, Op.DIV, mem(), layout, value));
     }
 
     /** Adds an integer scalar in place; integer arrays wrap. */
     public void add(long value) {
-        scalar(Op.ADD, value);
+        locks.write(() -> InPlace.scalar(type, Op.ADD, mem(), layout, value));
     }
 
     /** Subtracts an integer scalar in place; integer arrays wrap. */
     public void sub(long value) {
-        scalar(Op.SUB, value);
+        locks.write(() -> InPlace.scalar(type, Op.SUB, mem(), layout, value));
     }
 
     /** Multiplies by an integer scalar in place; integer arrays wrap. */
     public void mul(long value) {
-        scalar(Op.MUL, value);
+        locks.write(() -> InPlace.scalar(type, Op.MUL, mem(), layout, value));
     }
 
     /**
      * Divides by an integer scalar in place: floor division for integer arrays.
      *
-     * @throws ArithmeticException if an integer array is divided by 0 (nothing is written)
+     * @throws ArithmeticException if an integer array is divided by {@code value == 0} (nothing is written)
      */
     public void div(long value) {
-        scalar(Op.DIV, value);
+        locks.write(() -> InPlace.scalar(type, Op.DIV, mem(), layout, value));
     }
 
     /** Adds another array of the same dtype and shape element-wise, in place ({@code a.add(a)} doubles). */
     public void add(SharedNDArray<T> other) {
-        binary(Op.ADD, other, "add");
+        binary(Op.ADD, other);
     }
 
     /** Subtracts another array element-wise, in place. */
     public void sub(SharedNDArray<T> other) {
-        binary(Op.SUB, other, "subtract");
+        binary(Op.SUB, other);
     }
 
     /** Multiplies by another array element-wise, in place. */
     public void mul(SharedNDArray<T> other) {
-        binary(Op.MUL, other, "multiply");
+        binary(Op.MUL, other);
     }
 
     /**
@@ -955,174 +641,28 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
      * @throws ArithmeticException if an integer divisor element is 0 (nothing is written)
      */
     public void div(SharedNDArray<T> other) {
-        binary(Op.DIV, other, "divide");
+        binary(Op.DIV, other);
     }
 
-    private void scalar(Op op, double value) {
-        beginWrite();
-        try {
-            MemorySegment d = mem();
-            if (!dtype.isFloatingPoint()) {
-                if (value != Math.rint(value) || Double.isInfinite(value)) {
-                    throw new DTypeMismatchException("cannot " + op.verb() + " " + dtype + " elements by the float " + value
-                            + " in place (numpy refuses too: same_kind casting); pass a whole number");
-                }
-                scalar(op, code == 7 && value >= 0x1p63 ? doubleToUnsigned(value) : (long) value);
-                return;
-            }
-            Loops.scalar(type, op, d, layout, value, 0);
-        } finally {
-            endWrite();
-        }
-    }
-
-    private void scalar(Op op, long value) {
-        beginWrite();
-        try {
-            MemorySegment d = mem();
-            if (!dtype.isFloatingPoint()) {
-                checkRange(value);
-                if (op == Op.DIV && value == 0) {
-                    throw new ArithmeticException("integer division by zero: " + dtype + " array divided by 0; nothing was written");
-                }
-            }
-            Loops.scalar(type, op, d, layout, (double) value, value);
-        } finally {
-            endWrite();
-        }
-    }
-
-    private void checkRange(long v) {
-        long lo;
-        long hi;
-        switch (code) {
-            case 4 -> { lo = Integer.MIN_VALUE; hi = Integer.MAX_VALUE; }
-            case 5 -> { lo = Short.MIN_VALUE; hi = Short.MAX_VALUE; }
-            case 6 -> { lo = Byte.MIN_VALUE; hi = Byte.MAX_VALUE; }
-            case 7 -> { lo = 0; hi = Long.MAX_VALUE; }
-            case 8 -> { lo = 0; hi = 0xFFFF_FFFFL; }
-            case 9 -> { lo = 0; hi = 0xFFFF; }
-            case 10 -> { lo = 0; hi = 0xFF; }
-            default -> { return; }
-        }
-        if (v < lo || v > hi) {
-            throw new IllegalArgumentException("scalar " + v + " is out of range for " + dtype + " (" + lo + " to " + hi
-                    + "); numpy 2 refuses it too");
-        }
-    }
-
-    private void binary(Op op, SharedNDArray<T> other, String verb) {
+    private void binary(Op op, SharedNDArray<T> other) {
         MemorySegment a = mem();
         MemorySegment b = other.mem();
         if (other.dtype != (Object) dtype) {
-            throw new DTypeMismatchException("cannot " + verb + " a " + other.dtype + " array into a " + dtype
+            throw new DTypeMismatchException("cannot " + op.verb() + " a " + other.dtype + " array into a " + dtype
                     + " array: dtypes differ (" + dtype.descr() + " vs " + other.dtype.descr() + ")");
         }
-        Layout lb = other.layout;
+        StridedLayout lb = other.layout;
         if (!Arrays.equals(layout.shape(), lb.shape())) {
             if (contiguous && other.contiguous && size == other.size) {
                 lb = lb.reshape(layout.shape());
             } else {
-                throw new ShapeMismatchException("cannot " + verb + " arrays of shapes " + Arrays.toString(layout.shape())
+                throw new ShapeMismatchException("cannot " + op.verb() + " arrays of shapes " + Arrays.toString(layout.shape())
                         + " and " + Arrays.toString(lb.shape()) + (contiguous && other.contiguous
                         ? " (sizes " + size + " and " + other.size + ")" : "; non-contiguous views must have equal shapes"));
             }
         }
-        lockPair(other);
-        try {
-            binaryLocked(op, a, b, lb, other.id() == id());
-        } finally {
-            unlockPair(other);
-        }
-    }
-
-    /**
-     * Write lock on this array, read lock on other, taken in the order of array id (no
-     * deadlock); only the locks of views that lock (see {@link #unlocked()}).
-     */
-    private void lockPair(SharedNDArray<?> other) {
-        boolean same = other.id() == id();
-        if (same || !other.locking) {
-            beginWrite();
-            if (!locking && same) {
-                other.beginRead();
-            }
-        } else if (!locking) {
-            other.beginRead();
-        } else if (Long.compareUnsigned(id(), other.id()) < 0) {
-            beginWrite();
-            try {
-                other.beginRead();
-            } catch (RuntimeException | Error e) {
-                endWrite();
-                throw e;
-            }
-        } else {
-            other.beginRead();
-            try {
-                beginWrite();
-            } catch (RuntimeException | Error e) {
-                other.endRead();
-                throw e;
-            }
-        }
-    }
-
-    private void unlockPair(SharedNDArray<?> other) {
-        try {
-            endWrite();
-        } finally {
-            if (other.id() != id() || !locking) {
-                other.endRead();
-            }
-        }
-    }
-
-    private void beginWrite() {
-        if (locking) {
-            segment.lockWrite();
-        }
-    }
-
-    private void endWrite() {
-        if (locking) {
-            segment.unlockWrite();
-        }
-    }
-
-    private void beginRead() {
-        if (locking) {
-            segment.lockRead();
-        }
-    }
-
-    private void endRead() {
-        if (locking) {
-            segment.unlockRead();
-        }
-    }
-
-    private void binaryLocked(Op op, MemorySegment a, MemorySegment b, Layout lb, boolean sameArray) {
-        if (op == Op.DIV && !dtype.isFloatingPoint() && Loops.anyZero(type, b, lb)) {
-            throw new ArithmeticException("integer division by zero: the divisor " + dtype + " array has a zero element; nothing was written");
-        }
-        if (sameArray && overlaps(layout, lb) && !layout.equals(lb)) {
-            // as numpy does: read the operand through a temporary copy when the two views overlap
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment tmp = arena.allocate(size * itemSize(), 64);
-                Layout lt = Layout.contiguous(lb.shape());
-                Loops.binary(type, Op.ASSIGN, tmp, lt, b, lb);
-                Loops.binary(type, op, a, layout, tmp, lt);
-            }
-            return;
-        }
-        Loops.binary(type, op, a, layout, b, lb);
-    }
-
-    private static boolean overlaps(Layout x, Layout y) {
-        long[] ex = x.extent();
-        long[] ey = y.extent();
-        return ex[0] <= ey[1] && ey[0] <= ex[1];
+        StridedLayout operand = lb;
+        locks.writeReading(other.locks, () -> InPlace.binary(type, op, a, layout, b, operand, other.id() == id()));
     }
 
     // ---------------------------------------------------------------- locks and atomics
@@ -1158,7 +698,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
      * deadlock. Element get/set do not lock: group them in a lock where they must be consistent.
      *
      * @throws IllegalStateException if this thread holds the read lock (a read lock cannot be
-     *         upgraded), or the array is closed
+     *         upgraded), or {@code isClosed()}
      */
     public HeldLock lockWrite() {
         checkOpen();
@@ -1170,7 +710,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
      * Takes this array's cross-process read lock (shared with other readers, excluding writers)
      * and returns it held; see {@link #lockWrite()}.
      *
-     * @throws IllegalStateException if the array is closed
+     * @throws IllegalStateException if {@code isClosed()}
      */
     public HeldLock lockRead() {
         checkOpen();
@@ -1208,13 +748,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
     }
 
     private long atomicOffset(long index, long value, String what) {
-        if (code != 3 && code != 4) {
-            throw new DTypeMismatchException(what + " needs an I64 or I32 array, this one holds " + dtype);
-        }
-        if (code == 4 && (value < Integer.MIN_VALUE || value > Integer.MAX_VALUE)) {
-            throw new IllegalArgumentException(what + ": " + value + " is out of range for I32 ("
-                    + Integer.MIN_VALUE + " to " + Integer.MAX_VALUE + ")");
-        }
+        Atomics.check(type, value, what, dtype);
         return flatOffset(index) * itemSize();
     }
 
@@ -1229,16 +763,14 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
      * its result with an atomic operation.
      *
      * @return true if the element was {@code expected} and is now {@code value}
-     * @throws DTypeMismatchException if the dtype is not I64 or I32
+     * @throws DTypeMismatchException if {@code dtype() != I64.TYPE && dtype() != I32.TYPE}
      * @throws IllegalArgumentException if a value is out of range for I32
      * @throws IndexOutOfBoundsException if {@code index < 0 || index >= size()}
      */
     public boolean compareAndSet(long index, long expected, long value) {
         long off = atomicOffset(index, value, "compareAndSet");
         atomicOffset(index, expected, "compareAndSet");
-        MemorySegment d = mem();
-        return code == 3 ? (boolean) ATOMIC_LONG.compareAndSet(d, off, expected, value)
-                : (boolean) ATOMIC_INT.compareAndSet(d, off, (int) expected, (int) value);
+        return Atomics.compareAndSet(type, mem(), off, expected, value);
     }
 
     /**
@@ -1247,8 +779,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
      */
     public long getAndAdd(long index, long delta) {
         long off = atomicOffset(index, delta, "getAndAdd");
-        MemorySegment d = mem();
-        return code == 3 ? (long) ATOMIC_LONG.getAndAdd(d, off, delta) : (int) ATOMIC_INT.getAndAdd(d, off, (int) delta);
+        return Atomics.getAndAdd(type, mem(), off, delta);
     }
 
     /**
@@ -1257,26 +788,19 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
      */
     public long getAndSet(long index, long value) {
         long off = atomicOffset(index, value, "getAndSet");
-        MemorySegment d = mem();
-        return code == 3 ? (long) ATOMIC_LONG.getAndSet(d, off, value) : (int) ATOMIC_INT.getAndSet(d, off, (int) value);
+        return Atomics.getAndSet(type, mem(), off, value);
     }
 
     /** Reads element {@code index} with volatile semantics. I64 and I32 arrays only. */
     public long getVolatile(long index) {
         long off = atomicOffset(index, 0, "getVolatile");
-        MemorySegment d = mem();
-        return code == 3 ? (long) ATOMIC_LONG.getVolatile(d, off) : (int) ATOMIC_INT.getVolatile(d, off);
+        return Atomics.getVolatile(type, mem(), off);
     }
 
     /** Writes element {@code index} with volatile semantics. I64 and I32 arrays only. */
     public void setVolatile(long index, long value) {
         long off = atomicOffset(index, value, "setVolatile");
-        MemorySegment d = mem();
-        if (code == 3) {
-            ATOMIC_LONG.setVolatile(d, off, value);
-        } else {
-            ATOMIC_INT.setVolatile(d, off, (int) value);
-        }
+        Atomics.setVolatile(type, mem(), off, value);
     }
 
     // ---------------------------------------------------------------- lifecycle
@@ -1319,7 +843,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
      * detaches. Processes still attached keep their mapping until they close. Idempotent.
      *
      * @throws IllegalStateException if this process attached rather than created the array, or
-     *         this is a view
+     *         {@code isView()}
      */
     public void destroy() {
         if (base != null) {
@@ -1340,10 +864,6 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
             return head + ", closed)";
         }
         MemorySegment d = mem();
-        return head + ")\n" + Repr.format(layout.shape(), flat -> {
-            long o = layout.offsetOfFlat(flat);
-            return code == 7 ? Long.toUnsignedString(d.getAtIndex(I64_L, o))
-                    : dtype.isFloatingPoint() ? Double.toString(readDouble(d, o)) : Long.toString(readLong(d, o));
-        });
+        return head + ")\n" + Repr.format(layout.shape(), flat -> ElementCodec.format(type, d, layout.offsetOfFlat(flat)));
     }
 }

@@ -25,8 +25,8 @@ public final class Loops {
         void row(long ao, long as, long bo, long bs, long n);
     }
 
-    static void rows(Layout layout, int itemSize, RowVisitor v) {
-        Layout c = layout.coalesce();
+    static void rows(StridedLayout layout, int itemSize, RowVisitor v) {
+        StridedLayout c = layout.coalesce();
         long[] shape = c.shape();
         long[] strides = c.strides();
         int last = shape.length - 1;
@@ -53,7 +53,7 @@ public final class Loops {
         }
     }
 
-    static void rows(Layout a, Layout b, int itemSize, PairVisitor v) {
+    static void rows(StridedLayout a, StridedLayout b, int itemSize, PairVisitor v) {
         // merge axes only where both layouts allow it
         long[] sa = a.shape();
         int nd = sa.length;
@@ -107,20 +107,20 @@ public final class Loops {
         }
     }
 
-    public static void fill(ElementType t, MemorySegment s, Layout l, double dv, long lv) {
+    public static void fill(ElementType t, MemorySegment s, StridedLayout l, double dv, long lv) {
         rows(l, t.itemSize(), (off, stride, n) -> Kernels.fill(t, s, off, stride, n, dv, lv));
     }
 
-    public static void scalar(ElementType t, Op op, MemorySegment s, Layout l, double dv, long lv) {
+    public static void scalar(ElementType t, Op op, MemorySegment s, StridedLayout l, double dv, long lv) {
         rows(l, t.itemSize(), (off, stride, n) -> Kernels.scalar(t, op, s, off, stride, n, dv, lv));
     }
 
-    public static void binary(ElementType t, Op op, MemorySegment a, Layout la, MemorySegment b, Layout lb) {
+    public static void binary(ElementType t, Op op, MemorySegment a, StridedLayout la, MemorySegment b, StridedLayout lb) {
         rows(la, lb, t.itemSize(), (ao, as, bo, bs, n) -> Kernels.binary(t, op, a, ao, as, b, bo, bs, n));
     }
 
     /** SUM, MIN or MAX of a float layout. */
-    public static double reduceFloat(ElementType t, Op op, MemorySegment s, Layout l) {
+    public static double reduceFloat(ElementType t, Op op, MemorySegment s, StridedLayout l) {
         double[] acc = {op == Op.SUM ? 0 : Double.NaN};
         boolean[] first = {true};
         rows(l, t.itemSize(), (off, stride, n) -> {
@@ -138,7 +138,7 @@ public final class Loops {
     }
 
     /** SUM (wrapping 64-bit), MIN or MAX (U64 compared unsigned) of an integer layout. */
-    public static long reduceInt(ElementType t, Op op, MemorySegment s, Layout l) {
+    public static long reduceInt(ElementType t, Op op, MemorySegment s, StridedLayout l) {
         long[] acc = {0};
         boolean[] first = {true};
         boolean unsigned64 = t.isUnsigned64();
@@ -159,7 +159,7 @@ public final class Loops {
     }
 
     /** True if an integer layout holds a zero. */
-    public static boolean anyZero(ElementType t, MemorySegment s, Layout l) {
+    public static boolean anyZero(ElementType t, MemorySegment s, StridedLayout l) {
         boolean[] found = {false};
         rows(l, t.itemSize(), (off, stride, n) -> found[0] |= !found[0] && Kernels.anyZero(t, s, off, stride, n));
         return found[0];

@@ -6,17 +6,17 @@ import java.util.Arrays;
  * Where the elements of an array or view sit in its segment: an offset and a stride per axis,
  * both in elements (strides may be negative after a reversed slice). Immutable.
  */
-public record Layout(long offset, long[] shape, long[] strides) {
+public record StridedLayout(long offset, long[] shape, long[] strides) {
 
     /** The row-major layout of a whole array. */
-    public static Layout contiguous(long[] shape) {
+    public static StridedLayout contiguous(long[] shape) {
         long[] strides = new long[shape.length];
         long s = 1;
         for (int i = shape.length - 1; i >= 0; i--) {
             strides[i] = s;
             s *= shape[i];
         }
-        return new Layout(0, shape.clone(), strides);
+        return new StridedLayout(0, shape.clone(), strides);
     }
 
     public int ndim() {
@@ -80,7 +80,7 @@ public record Layout(long offset, long[] shape, long[] strides) {
      * The view of elements start, start+step, ... before stop on one axis. Python rules:
      * negative start/stop count from the end, out-of-range bounds are clipped, step != 0.
      */
-    public Layout slice(int axis, long start, long stop, long step) {
+    public StridedLayout slice(int axis, long start, long stop, long step) {
         checkAxis(axis);
         if (step == 0) {
             throw new IllegalArgumentException("slice step must not be 0 (axis " + axis + ")");
@@ -104,7 +104,7 @@ public record Layout(long offset, long[] shape, long[] strides) {
         long[] st = strides.clone();
         s[axis] = count;
         st[axis] = strides[axis] * step;
-        return new Layout(offset + lo * strides[axis], s, st);
+        return new StridedLayout(offset + lo * strides[axis], s, st);
     }
 
     private static String str(long bound) {
@@ -124,7 +124,7 @@ public record Layout(long offset, long[] shape, long[] strides) {
      * @throws IndexOutOfBoundsException if index is outside the axis
      * @throws IllegalArgumentException if the array has one dimension (a view keeps at least one)
      */
-    public Layout select(int axis, long index) {
+    public StridedLayout select(int axis, long index) {
         checkAxis(axis);
         long d = shape[axis];
         long k = index < 0 ? index + d : index;
@@ -142,11 +142,11 @@ public record Layout(long offset, long[] shape, long[] strides) {
                 st[j++] = strides[i];
             }
         }
-        return new Layout(offset + k * strides[axis], s, st);
+        return new StridedLayout(offset + k * strides[axis], s, st);
     }
 
     /** Axes permuted: axis i of the result is axis perm[i] of this. */
-    public Layout transpose(int[] perm) {
+    public StridedLayout transpose(int[] perm) {
         if (perm.length != shape.length) {
             throw new IllegalArgumentException("transpose needs " + shape.length + " axes, got " + Arrays.toString(perm));
         }
@@ -162,13 +162,13 @@ public record Layout(long offset, long[] shape, long[] strides) {
             s[i] = shape[p];
             st[i] = strides[p];
         }
-        return new Layout(offset, s, st);
+        return new StridedLayout(offset, s, st);
     }
 
     /** A contiguous layout with the same offset and a new shape of the same size. */
-    public Layout reshape(long[] newShape) {
-        Layout c = contiguous(newShape);
-        return new Layout(offset, c.shape, c.strides);
+    public StridedLayout reshape(long[] newShape) {
+        StridedLayout c = contiguous(newShape);
+        return new StridedLayout(offset, c.shape, c.strides);
     }
 
     private void checkAxis(int axis) {
@@ -196,7 +196,7 @@ public record Layout(long offset, long[] shape, long[] strides) {
      * The same elements in the same row-major order as few rows as possible: adjacent axes merge
      * where the outer stride equals the inner stride times the inner size, and axes of size 1 go.
      */
-    public Layout coalesce() {
+    public StridedLayout coalesce() {
         int n = 0;
         long[] s = new long[shape.length];
         long[] st = new long[shape.length];
@@ -213,14 +213,14 @@ public record Layout(long offset, long[] shape, long[] strides) {
             }
         }
         if (n == 0) {
-            return new Layout(offset, new long[] {1}, new long[] {1});
+            return new StridedLayout(offset, new long[] {1}, new long[] {1});
         }
-        return new Layout(offset, Arrays.copyOf(s, n), Arrays.copyOf(st, n));
+        return new StridedLayout(offset, Arrays.copyOf(s, n), Arrays.copyOf(st, n));
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Layout l && l.offset == offset && Arrays.equals(l.shape, shape) && Arrays.equals(l.strides, strides);
+        return o instanceof StridedLayout l && l.offset == offset && Arrays.equals(l.shape, shape) && Arrays.equals(l.strides, strides);
     }
 
     @Override
@@ -230,6 +230,6 @@ public record Layout(long offset, long[] shape, long[] strides) {
 
     @Override
     public String toString() {
-        return "Layout(offset=" + offset + ", shape=" + Arrays.toString(shape) + ", strides=" + Arrays.toString(strides) + ")";
+        return "StridedLayout(offset=" + offset + ", shape=" + Arrays.toString(shape) + ", strides=" + Arrays.toString(strides) + ")";
     }
 }

@@ -1,0 +1,79 @@
+package dev.sharedarrays.internal.array;
+
+import dev.sharedarrays.DTypeMismatchException;
+import dev.sharedarrays.internal.kernel.ElementType;
+import dev.sharedarrays.internal.kernel.Op;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * In-place arithmetic with numpy's rules: integer scalars must fit the element type (numpy 2),
+ * a float scalar for an integer array must be a whole number (same_kind casting), integer
+ * division by zero is refused before anything is written, and an operand that overlaps its
+ * target is read through a temporary copy. The caller holds the locks.
+ */
+public final class InPlace {
+    private InPlace() {
+    }
+
+    /** element = element (op) value. */
+    public static void scalar(ElementType t, Op op, MemorySegment d, StridedLayout l, double value) {
+        if (t.isFloatingPoint()) {
+            Loops.scalar(t, op, d, l, value, 0);
+            return;
+        }
+        if (value != Math.rint(value) || Double.isInfinite(value)) {
+            throw new DTypeMismatchException("cannot " + op.verb() + " " + t + " elements by the float " + value
+                    + " in place (numpy refuses too: same_kind casting); pass a whole number");
+        }
+        scalar(t, op, d, l, ElementCodec.toLongBits(t, value));
+    }
+
+    /** element = element (op) value; integer arrays wrap. */
+    public static void scalar(ElementType t, Op op, MemorySegment d, StridedLayout l, long value) {
+        if (!t.isFloatingPoint()) {
+            checkRange(t, value);
+            if (op == Op.DIV && value == 0) {
+                throw new ArithmeticException("integer division by zero: " + t + " array divided by 0; nothing was written");
+            }
+        }
+        Loops.scalar(t, op, d, l, (double) value, value);
+    }
+
+    /**
+     * A scalar for an integer type must fit it.
+     *
+     * @throws IllegalArgumentException if {@code v < t.minValue() || v > t.maxValue()}
+     */
+    public static void checkRange(ElementType t, long v) {
+        if (!t.isFloatingPoint() && (v < t.minValue() || v > t.maxValue())) {
+            throw new IllegalArgumentException("scalar " + v + " is out of range for " + t + " (" + t.minValue() + " to "
+                    + t.maxValue() + "); numpy 2 refuses it too");
+        }
+    }
+
+    /** a = a (op) b element by element (same shapes); {@code sameArray} if both view one array. */
+    public static void binary(ElementType t, Op op, MemorySegment a, StridedLayout la, MemorySegment b, StridedLayout lb,
+                              boolean sameArray) {
+        if (op == Op.DIV && !t.isFloatingPoint() && Loops.anyZero(t, b, lb)) {
+            throw new ArithmeticException("integer division by zero: the divisor " + t + " array has a zero element; nothing was written");
+        }
+        if (sameArray && overlaps(la, lb) && !la.equals(lb)) {
+            // as numpy does: read the operand through a temporary copy when the two views overlap
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment tmp = arena.allocate(la.size() * t.itemSize(), 64);
+                StridedLayout lt = StridedLayout.contiguous(lb.shape());
+                Loops.binary(t, Op.ASSIGN, tmp, lt, b, lb);
+                Loops.binary(t, op, a, la, tmp, lt);
+            }
+            return;
+        }
+        Loops.binary(t, op, a, la, b, lb);
+    }
+
+    private static boolean overlaps(StridedLayout x, StridedLayout y) {
+        long[] ex = x.extent();
+        long[] ey = y.extent();
+        return ex[0] <= ey[1] && ey[0] <= ex[1];
+    }
+}
