@@ -1,10 +1,12 @@
 package dev.sharedarrays.internal.array;
 
 import dev.sharedarrays.DTypeMismatchException;
+import dev.sharedarrays.ShapeMismatchException;
 import dev.sharedarrays.internal.kernel.ElementType;
 import dev.sharedarrays.internal.kernel.Op;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 
 /**
  * In-place arithmetic with numpy's rules: integer scalars must fit the element type (numpy 2),
@@ -50,6 +52,30 @@ public final class InPlace {
             throw new IllegalArgumentException("scalar " + v + " is out of range for " + t + " (" + t.minValue() + " to "
                     + t.maxValue() + "); numpy 2 refuses it too");
         }
+    }
+
+    /**
+     * The layout to read b through for {@code a (op)= b}: b's own when the shapes are equal, b's
+     * reshaped to a's when both are contiguous with as many elements.
+     *
+     * @throws DTypeMismatchException if {@code at != bt}
+     * @throws ShapeMismatchException if the shapes differ otherwise
+     */
+    public static StridedLayout operand(Op op, ElementType at, StridedLayout la, ElementType bt, StridedLayout lb) {
+        if (at != bt) {
+            throw new DTypeMismatchException("cannot " + op.verb() + " a " + bt + " array into a " + at
+                    + " array: dtypes differ (" + at.descr() + " vs " + bt.descr() + ")");
+        }
+        if (Arrays.equals(la.shape(), lb.shape())) {
+            return lb;
+        }
+        boolean contiguous = la.isContiguous() && lb.isContiguous();
+        if (contiguous && la.size() == lb.size()) {
+            return lb.reshape(la.shape());
+        }
+        throw new ShapeMismatchException("cannot " + op.verb() + " arrays of shapes " + Arrays.toString(la.shape())
+                + " and " + Arrays.toString(lb.shape()) + (contiguous
+                ? " (sizes " + la.size() + " and " + lb.size() + ")" : "; non-contiguous views must have equal shapes"));
     }
 
     /** a = a (op) b element by element (same shapes); {@code sameArray} if both view one array. */

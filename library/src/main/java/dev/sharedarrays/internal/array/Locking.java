@@ -1,5 +1,6 @@
 package dev.sharedarrays.internal.array;
 
+import dev.sharedarrays.HeldLock;
 import dev.sharedarrays.internal.segment.Segment;
 import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
@@ -105,6 +106,26 @@ public final class Locking {
                 }
             }
         }
+    }
+
+    /** Takes segment's write or read lock, whatever the view's locking, and returns it held. */
+    public static HeldLock hold(Segment segment, boolean write) {
+        if (write) {
+            segment.lockWrite();
+        } else {
+            segment.lockRead();
+        }
+        boolean[] open = {true};
+        return () -> {
+            if (open[0]) {
+                if (write) {
+                    segment.unlockWrite();
+                } else {
+                    segment.unlockRead();
+                }
+                open[0] = false;
+            }
+        };
     }
 
     private void beginWrite() {

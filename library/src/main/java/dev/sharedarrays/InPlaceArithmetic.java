@@ -1,0 +1,94 @@
+package dev.sharedarrays;
+
+import dev.sharedarrays.internal.kernel.Op;
+
+/**
+ * In-place arithmetic of a {@link SharedNDArray} with a scalar or with another array of the
+ * same dtype and shape (or, for contiguous arrays, as many elements), under the array's write
+ * lock (and the operand's read lock, taken in the order of array id). Integer arithmetic wraps
+ * and divides by floor division; an integer scalar must fit the element type
+ * ({@link IllegalArgumentException}); a zero integer divisor is an {@link ArithmeticException}
+ * before anything is written. {@code a.add(a)} doubles; overlapping views are read as numpy
+ * does, through a temporary.
+ *
+ * @param <T> the element type marker
+ */
+public sealed interface InPlaceArithmetic<T extends DType<T>> permits SharedNDArray {
+
+    private SharedNDArray<T> self() {
+        return (SharedNDArray<T>) this;
+    }
+
+    /** Adds a scalar to every element, in place. */
+    default void add(double value) {
+        self().scalar(Op.ADD, value);
+    }
+
+    /** Subtracts a scalar from every element, in place. */
+    default void sub(double value) {
+        self().scalar(Op.SUB, value);
+    }
+
+    /** Multiplies every element by a scalar, in place. */
+    default void mul(double value) {
+        self().scalar(Op.MUL, value);
+    }
+
+    /** Divides every element by a scalar, in place (IEEE for floats: x/0 is ±inf or NaN). */
+    default void div(double value) {
+        self().scalar(Op.DIV, value);
+    }
+
+    /** Adds an integer scalar in place; integer arrays wrap. */
+    default void add(long value) {
+        self().scalar(Op.ADD, value);
+    }
+
+    /** Subtracts an integer scalar in place; integer arrays wrap. */
+    default void sub(long value) {
+        self().scalar(Op.SUB, value);
+    }
+
+    /** Multiplies by an integer scalar in place; integer arrays wrap. */
+    default void mul(long value) {
+        self().scalar(Op.MUL, value);
+    }
+
+    /**
+     * Divides by an integer scalar in place: floor division for integer arrays.
+     *
+     * @throws ArithmeticException if {@code value == 0} for an integer array (nothing is written)
+     */
+    default void div(long value) {
+        self().scalar(Op.DIV, value);
+    }
+
+    /**
+     * Adds another array element-wise, in place.
+     *
+     * @throws DTypeMismatchException if {@code other.dtype() != dtype()}
+     * @throws ShapeMismatchException if the shapes differ (and, for contiguous arrays, the sizes)
+     */
+    default void add(SharedNDArray<T> other) {
+        self().binary(Op.ADD, other);
+    }
+
+    /** Subtracts another array element-wise, in place; as {@link #add(SharedNDArray)}. */
+    default void sub(SharedNDArray<T> other) {
+        self().binary(Op.SUB, other);
+    }
+
+    /** Multiplies by another array element-wise, in place; as {@link #add(SharedNDArray)}. */
+    default void mul(SharedNDArray<T> other) {
+        self().binary(Op.MUL, other);
+    }
+
+    /**
+     * Divides by another array element-wise, in place (floor division for integer arrays); as {@link #add(SharedNDArray)}.
+     *
+     * @throws ArithmeticException if an integer divisor element is 0 (nothing is written)
+     */
+    default void div(SharedNDArray<T> other) {
+        self().binary(Op.DIV, other);
+    }
+}

@@ -1,0 +1,107 @@
+package dev.sharedarrays;
+
+import dev.sharedarrays.internal.array.Atomics;
+import dev.sharedarrays.internal.array.Locking;
+import dev.sharedarrays.internal.sync.ArrayLock;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The cross-process lock and the atomic element operations of a {@link SharedNDArray} (see its
+ * class doc for the lock's semantics). The lock is the whole array's, also when taken on a view.
+ *
+ * @param <T> the element type marker
+ */
+public sealed interface Locks<T extends DType<T>> permits SharedNDArray {
+
+    private SharedNDArray<T> self() {
+        return (SharedNDArray<T>) this;
+    }
+
+    /** Runs {@code action} holding this array's write lock; see {@link #lockWrite()}. */
+    default void withWriteLock(Runnable action) {
+        try (HeldLock ignored = lockWrite()) {
+            action.run();
+        }
+    }
+
+    /** Runs {@code action} holding this array's read lock: no process or thread writes under the lock meanwhile. */
+    default void withReadLock(Runnable action) {
+        try (HeldLock ignored = lockRead()) {
+            action.run();
+        }
+    }
+
+    /**
+     * Takes this array's cross-process write lock and returns it held; close it on the same
+     * thread. Blocks without a timeout while another holder lives; a dead holder's lock is taken
+     * over within about 50 ms.
+     *
+     * @throws IllegalStateException if this thread holds the read lock (no upgrade), or {@code isClosed()}
+     */
+    default HeldLock lockWrite() {
+        self().checkOpen();
+        return Locking.hold(self().segment(), true);
+    }
+
+    /**
+     * Takes this array's cross-process read lock (shared with other readers) and returns it held.
+     *
+     * @throws IllegalStateException if {@code isClosed()}
+     */
+    default HeldLock lockRead() {
+        self().checkOpen();
+        return Locking.hold(self().segment(), false);
+    }
+
+    /** Who holds this array's lock right now (a snapshot, for diagnostics). */
+    default LockStatus lockStatus() {
+        MemorySegment c = self().segment().control();
+        return new LockStatus(ArrayLock.writerPid(c), ArrayLock.readerPids(c), ArrayLock.recoveries(c));
+    }
+
+    private long atomicOffset(long index, long value, String what) {
+        SharedNDArray<T> a = self();
+        Atomics.check(a.type(), value, what, a.dtype());
+        return a.flatOffset(index) * a.itemSize();
+    }
+
+    /**
+     * Atomically sets element {@code index} (flat, row-major) to {@code value} if it equals
+     * {@code expected}. Atomic operations are sequentially consistent (volatile accesses) across
+     * threads and processes that use them, or C atomics, on the same element.
+     *
+     * @return true if the element was {@code expected} and is now {@code value}
+     * @throws DTypeMismatchException if {@code dtype() != I64.TYPE && dtype() != I32.TYPE}
+     * @throws IllegalArgumentException if a value is out of range for I32
+     * @throws IndexOutOfBoundsException if {@code index < 0 || index >= size()}
+     */
+    default boolean compareAndSet(long index, long expected, long value) {
+        long off = atomicOffset(index, value, "compareAndSet");
+        atomicOffset(index, expected, "compareAndSet");
+        return Atomics.compareAndSet(self().type(), self().mem(), off, expected, value);
+    }
+
+    /** Atomically adds {@code delta} to element {@code index} (wrapping) and returns the previous value; as {@link #compareAndSet}. */
+    default long getAndAdd(long index, long delta) {
+        long off = atomicOffset(index, delta, "getAndAdd");
+        return Atomics.getAndAdd(self().type(), self().mem(), off, delta);
+    }
+
+    /** Atomically replaces element {@code index} with {@code value} and returns the previous value; as {@link #compareAndSet}. */
+    default long getAndSet(long index, long value) {
+        long off = atomicOffset(index, value, "getAndSet");
+        return Atomics.getAndSet(self().type(), self().mem(), off, value);
+    }
+
+    /** Reads element {@code index} with volatile semantics; as {@link #compareAndSet}. */
+    default long getVolatile(long index) {
+        long off = atomicOffset(index, 0, "getVolatile");
+        return Atomics.getVolatile(self().type(), self().mem(), off);
+    }
+
+    /** Writes element {@code index} with volatile semantics; as {@link #compareAndSet}. */
+    default void setVolatile(long index, long value) {
+        long off = atomicOffset(index, value, "setVolatile");
+        Atomics.setVolatile(self().type(), self().mem(), off, value);
+    }
+}
