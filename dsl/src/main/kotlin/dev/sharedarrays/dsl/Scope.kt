@@ -54,6 +54,7 @@ public inline fun <R> sharedArrays(block: SharedArraysScope.() -> R): R {
  * Not thread-safe: use a scope from the coroutine (or thread) that opened it; the arrays
  * themselves may be shared with any thread.
  */
+@SharedArraysDsl
 public class SharedArraysScope @PublishedApi internal constructor() {
     private val held = ArrayList<Pair<AutoCloseable, Boolean>>()
 
