@@ -8,14 +8,14 @@ import java.lang.foreign.MemorySegment;
  * row itself (the tail past the last whole vector goes to the scalar loop).
  */
 interface FastKernels {
-    /** True if this implementation has a loop for the dtype code and op ({@link Kernels#SUM} etc. for reductions). */
-    boolean handles(int code, int op);
+    /** True if this implementation has a loop for op on rows of t. */
+    boolean handles(ElementType t, Op op);
 
-    void scalar(int code, int op, MemorySegment s, long off, long n, double dv, long lv);
+    void scalar(ElementType t, Op op, MemorySegment s, long off, long n, double dv, long lv);
 
-    void binary(int code, int op, MemorySegment a, long ao, MemorySegment b, long bo, long n);
+    void binary(ElementType t, Op op, MemorySegment a, long ao, MemorySegment b, long bo, long n);
 
-    double reduceFloat(int code, int op, MemorySegment s, long off, long n);
+    double reduceFloat(ElementType t, Op op, MemorySegment s, long off, long n);
 
-    long reduceInt(int code, int op, MemorySegment s, long off, long n);
+    long reduceInt(ElementType t, Op op, MemorySegment s, long off, long n);
 }

@@ -8,16 +8,6 @@ import java.lang.foreign.MemorySegment;
  * jdk.incubator.vector}, contiguous rows only), else the scalar loop ({@link ScalarKernels}).
  */
 public final class Kernels {
-    // TRANSITIONAL: the generated loops still dispatch on numbers; these go with the generator's rewrite
-    static final int ADD = 0; // Op.ADD.ordinal()
-    static final int SUB = 1; // Op.SUB.ordinal()
-    static final int MUL = 2; // Op.MUL.ordinal()
-    static final int DIV = 3; // Op.DIV.ordinal()
-    static final int ASSIGN = 4; // Op.ASSIGN.ordinal()
-    static final int SUM = 5; // Op.SUM.ordinal()
-    static final int MIN = 6; // Op.MIN.ordinal()
-    static final int MAX = 7; // Op.MAX.ordinal()
-
     private static final FastKernels VECTOR = loadVector();
     private static volatile boolean useVector = VECTOR != null;
 
@@ -42,33 +32,34 @@ public final class Kernels {
         return before;
     }
 
-    static int itemSize(int code) {
-        return ElementType.ofCode(code).itemSize();
+    /** The generated dispatch's answer to a type and op it has no loop for (callers check first). */
+    static IllegalArgumentException unsupported(ElementType t, Op op) {
+        return new IllegalArgumentException("no " + op + " kernel for " + t);
     }
 
     private static FastKernels fast(ElementType t, Op op, long stride) {
-        return useVector && stride == t.itemSize() && VECTOR.handles(t.code(), op.ordinal()) ? VECTOR : null;
+        return useVector && stride == t.itemSize() && VECTOR.handles(t, op) ? VECTOR : null;
     }
 
     public static void fill(ElementType t, MemorySegment s, long off, long stride, long n, double dv, long lv) {
-        ScalarKernels.fill(t.code(), s, off, stride, n, dv, lv);
+        ScalarKernels.fill(t, s, off, stride, n, dv, lv);
     }
 
     public static void scalar(ElementType t, Op op, MemorySegment s, long off, long stride, long n, double dv, long lv) {
         FastKernels f = fast(t, op, stride);
         if (f != null) {
-            f.scalar(t.code(), op.ordinal(), s, off, n, dv, lv);
+            f.scalar(t, op, s, off, n, dv, lv);
         } else {
-            ScalarKernels.scalar(t.code(), op.ordinal(), s, off, stride, n, dv, lv);
+            ScalarKernels.scalar(t, op, s, off, stride, n, dv, lv);
         }
     }
 
     public static void binary(ElementType t, Op op, MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
         FastKernels f = as == bs ? fast(t, op, as) : null;
         if (f != null) {
-            f.binary(t.code(), op.ordinal(), a, ao, b, bo, n);
+            f.binary(t, op, a, ao, b, bo, n);
         } else {
-            ScalarKernels.binary(t.code(), op.ordinal(), a, ao, as, b, bo, bs, n);
+            ScalarKernels.binary(t, op, a, ao, as, b, bo, bs, n);
         }
     }
 
@@ -76,12 +67,12 @@ public final class Kernels {
     public static double reduceFloat(ElementType t, Op op, MemorySegment s, long off, long stride, long n) {
         FastKernels f = fast(t, op, stride);
         if (f != null) {
-            return f.reduceFloat(t.code(), op.ordinal(), s, off, n);
+            return f.reduceFloat(t, op, s, off, n);
         }
         return switch (op) {
-            case SUM -> ScalarKernels.sumFloat(t.code(), s, off, stride, n);
-            case MIN -> ScalarKernels.minFloat(t.code(), s, off, stride, n);
-            case MAX -> ScalarKernels.maxFloat(t.code(), s, off, stride, n);
+            case SUM -> ScalarKernels.sumFloat(t, s, off, stride, n);
+            case MIN -> ScalarKernels.minFloat(t, s, off, stride, n);
+            case MAX -> ScalarKernels.maxFloat(t, s, off, stride, n);
             default -> throw new IllegalArgumentException(op + " is not a reduction");
         };
     }
@@ -90,18 +81,18 @@ public final class Kernels {
     public static long reduceInt(ElementType t, Op op, MemorySegment s, long off, long stride, long n) {
         FastKernels f = fast(t, op, stride);
         if (f != null) {
-            return f.reduceInt(t.code(), op.ordinal(), s, off, n);
+            return f.reduceInt(t, op, s, off, n);
         }
         return switch (op) {
-            case SUM -> ScalarKernels.sumInt(t.code(), s, off, stride, n);
-            case MIN -> ScalarKernels.minInt(t.code(), s, off, stride, n);
-            case MAX -> ScalarKernels.maxInt(t.code(), s, off, stride, n);
+            case SUM -> ScalarKernels.sumInt(t, s, off, stride, n);
+            case MIN -> ScalarKernels.minInt(t, s, off, stride, n);
+            case MAX -> ScalarKernels.maxInt(t, s, off, stride, n);
             default -> throw new IllegalArgumentException(op + " is not a reduction");
         };
     }
 
     /** True if an integer row holds a zero. */
     public static boolean anyZero(ElementType t, MemorySegment s, long off, long stride, long n) {
-        return ScalarKernels.anyZero(t.code(), s, off, stride, n);
+        return ScalarKernels.anyZero(t, s, off, stride, n);
     }
 }

@@ -16,116 +16,164 @@ final class ScalarKernels {
     private ScalarKernels() {
     }
 
-    static void fill(int code, MemorySegment s, long off, long stride, long n, double dv, long lv) {
-        switch (code) {
-            case 1 -> {
+    static void fill(ElementType t, MemorySegment s, long off, long stride, long n, double dv, long lv) {
+        switch (t) {
+            case F64 -> {
                 double v = dv;
                 for (long i = 0, o = off; i < n; i++, o += stride) {
                     s.set(JAVA_DOUBLE, o, v);
                 }
             }
-            case 2 -> {
+            case F32 -> {
                 float v = (float) dv;
                 for (long i = 0, o = off; i < n; i++, o += stride) {
                     s.set(JAVA_FLOAT, o, v);
                 }
             }
-            case 3 -> {
+            case I64 -> {
                 long v = lv;
                 for (long i = 0, o = off; i < n; i++, o += stride) {
                     s.set(JAVA_LONG, o, v);
                 }
             }
-            case 4 -> {
+            case I32 -> {
                 int v = (int) lv;
                 for (long i = 0, o = off; i < n; i++, o += stride) {
                     s.set(JAVA_INT, o, v);
                 }
             }
-            case 5 -> {
+            case I16 -> {
                 short v = (short) lv;
                 for (long i = 0, o = off; i < n; i++, o += stride) {
                     s.set(JAVA_SHORT, o, v);
                 }
             }
-            case 6 -> {
+            case I8 -> {
                 byte v = (byte) lv;
                 for (long i = 0, o = off; i < n; i++, o += stride) {
                     s.set(JAVA_BYTE, o, v);
                 }
             }
-            case 7 -> {
+            case U64 -> {
                 long v = lv;
                 for (long i = 0, o = off; i < n; i++, o += stride) {
                     s.set(JAVA_LONG, o, v);
                 }
             }
-            case 8 -> {
+            case U32 -> {
                 int v = (int) lv;
                 for (long i = 0, o = off; i < n; i++, o += stride) {
                     s.set(JAVA_INT, o, v);
                 }
             }
-            case 9 -> {
+            case U16 -> {
                 short v = (short) lv;
                 for (long i = 0, o = off; i < n; i++, o += stride) {
                     s.set(JAVA_SHORT, o, v);
                 }
             }
-            case 10 -> {
+            case U8 -> {
                 byte v = (byte) lv;
                 for (long i = 0, o = off; i < n; i++, o += stride) {
                     s.set(JAVA_BYTE, o, v);
                 }
             }
-            default -> throw new IllegalArgumentException("dtype code " + code);
         }
     }
 
     /** In place: element = element (op) scalar; dv for float types, lv (in range) for integer types. */
-    static void scalar(int code, int op, MemorySegment s, long off, long stride, long n, double dv, long lv) {
-        switch (code * 8 + op) {
-            case 8 -> addF64(s, off, stride, n, dv);
-            case 9 -> subF64(s, off, stride, n, dv);
-            case 10 -> mulF64(s, off, stride, n, dv);
-            case 11 -> divF64(s, off, stride, n, dv);
-            case 16 -> addF32(s, off, stride, n, (float) dv);
-            case 17 -> subF32(s, off, stride, n, (float) dv);
-            case 18 -> mulF32(s, off, stride, n, (float) dv);
-            case 19 -> divF32(s, off, stride, n, (float) dv);
-            case 24 -> addI64(s, off, stride, n, lv);
-            case 25 -> subI64(s, off, stride, n, lv);
-            case 26 -> mulI64(s, off, stride, n, lv);
-            case 27 -> divI64(s, off, stride, n, lv);
-            case 32 -> addI32(s, off, stride, n, (int) lv);
-            case 33 -> subI32(s, off, stride, n, (int) lv);
-            case 34 -> mulI32(s, off, stride, n, (int) lv);
-            case 35 -> divI32(s, off, stride, n, lv);
-            case 40 -> addI16(s, off, stride, n, (int) lv);
-            case 41 -> subI16(s, off, stride, n, (int) lv);
-            case 42 -> mulI16(s, off, stride, n, (int) lv);
-            case 43 -> divI16(s, off, stride, n, lv);
-            case 48 -> addI8(s, off, stride, n, (int) lv);
-            case 49 -> subI8(s, off, stride, n, (int) lv);
-            case 50 -> mulI8(s, off, stride, n, (int) lv);
-            case 51 -> divI8(s, off, stride, n, lv);
-            case 56 -> addU64(s, off, stride, n, lv);
-            case 57 -> subU64(s, off, stride, n, lv);
-            case 58 -> mulU64(s, off, stride, n, lv);
-            case 59 -> divU64(s, off, stride, n, lv);
-            case 64 -> addU32(s, off, stride, n, (int) lv);
-            case 65 -> subU32(s, off, stride, n, (int) lv);
-            case 66 -> mulU32(s, off, stride, n, (int) lv);
-            case 67 -> divU32(s, off, stride, n, lv);
-            case 72 -> addU16(s, off, stride, n, (int) lv);
-            case 73 -> subU16(s, off, stride, n, (int) lv);
-            case 74 -> mulU16(s, off, stride, n, (int) lv);
-            case 75 -> divU16(s, off, stride, n, lv);
-            case 80 -> addU8(s, off, stride, n, (int) lv);
-            case 81 -> subU8(s, off, stride, n, (int) lv);
-            case 82 -> mulU8(s, off, stride, n, (int) lv);
-            case 83 -> divU8(s, off, stride, n, lv);
-            default -> throw new IllegalArgumentException("dtype code " + code + ", op " + op);
+    static void scalar(ElementType t, Op op, MemorySegment s, long off, long stride, long n, double dv, long lv) {
+        switch (t) {
+            case F64 -> {
+                switch (op) {
+                    case ADD -> addF64(s, off, stride, n, dv);
+                    case SUB -> subF64(s, off, stride, n, dv);
+                    case MUL -> mulF64(s, off, stride, n, dv);
+                    case DIV -> divF64(s, off, stride, n, dv);
+                    default -> throw Kernels.unsupported(t, op);
+                }
+            }
+            case F32 -> {
+                switch (op) {
+                    case ADD -> addF32(s, off, stride, n, (float) dv);
+                    case SUB -> subF32(s, off, stride, n, (float) dv);
+                    case MUL -> mulF32(s, off, stride, n, (float) dv);
+                    case DIV -> divF32(s, off, stride, n, (float) dv);
+                    default -> throw Kernels.unsupported(t, op);
+                }
+            }
+            case I64 -> {
+                switch (op) {
+                    case ADD -> addI64(s, off, stride, n, lv);
+                    case SUB -> subI64(s, off, stride, n, lv);
+                    case MUL -> mulI64(s, off, stride, n, lv);
+                    case DIV -> divI64(s, off, stride, n, lv);
+                    default -> throw Kernels.unsupported(t, op);
+                }
+            }
+            case I32 -> {
+                switch (op) {
+                    case ADD -> addI32(s, off, stride, n, (int) lv);
+                    case SUB -> subI32(s, off, stride, n, (int) lv);
+                    case MUL -> mulI32(s, off, stride, n, (int) lv);
+                    case DIV -> divI32(s, off, stride, n, lv);
+                    default -> throw Kernels.unsupported(t, op);
+                }
+            }
+            case I16 -> {
+                switch (op) {
+                    case ADD -> addI16(s, off, stride, n, (int) lv);
+                    case SUB -> subI16(s, off, stride, n, (int) lv);
+                    case MUL -> mulI16(s, off, stride, n, (int) lv);
+                    case DIV -> divI16(s, off, stride, n, lv);
+                    default -> throw Kernels.unsupported(t, op);
+                }
+            }
+            case I8 -> {
+                switch (op) {
+                    case ADD -> addI8(s, off, stride, n, (int) lv);
+                    case SUB -> subI8(s, off, stride, n, (int) lv);
+                    case MUL -> mulI8(s, off, stride, n, (int) lv);
+                    case DIV -> divI8(s, off, stride, n, lv);
+                    default -> throw Kernels.unsupported(t, op);
+                }
+            }
+            case U64 -> {
+                switch (op) {
+                    case ADD -> addU64(s, off, stride, n, lv);
+                    case SUB -> subU64(s, off, stride, n, lv);
+                    case MUL -> mulU64(s, off, stride, n, lv);
+                    case DIV -> divU64(s, off, stride, n, lv);
+                    default -> throw Kernels.unsupported(t, op);
+                }
+            }
+            case U32 -> {
+                switch (op) {
+                    case ADD -> addU32(s, off, stride, n, (int) lv);
+                    case SUB -> subU32(s, off, stride, n, (int) lv);
+                    case MUL -> mulU32(s, off, stride, n, (int) lv);
+                    case DIV -> divU32(s, off, stride, n, lv);
+                    default -> throw Kernels.unsupported(t, op);
+                }
+            }
+            case U16 -> {
+                switch (op) {
+                    case ADD -> addU16(s, off, stride, n, (int) lv);
+                    case SUB -> subU16(s, off, stride, n, (int) lv);
+                    case MUL -> mulU16(s, off, stride, n, (int) lv);
+                    case DIV -> divU16(s, off, stride, n, lv);
+                    default -> throw Kernels.unsupported(t, op);
+                }
+            }
+            case U8 -> {
+                switch (op) {
+                    case ADD -> addU8(s, off, stride, n, (int) lv);
+                    case SUB -> subU8(s, off, stride, n, (int) lv);
+                    case MUL -> mulU8(s, off, stride, n, (int) lv);
+                    case DIV -> divU8(s, off, stride, n, lv);
+                    default -> throw Kernels.unsupported(t, op);
+                }
+            }
         }
     }
 
@@ -650,59 +698,108 @@ final class ScalarKernels {
     }
 
     /** In place: a = a (op) b element by element, or a = b for ASSIGN. */
-    static void binary(int code, int op, MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
-        switch (code * 8 + op) {
-            case 8 -> addF64(a, ao, as, b, bo, bs, n);
-            case 9 -> subF64(a, ao, as, b, bo, bs, n);
-            case 10 -> mulF64(a, ao, as, b, bo, bs, n);
-            case 11 -> divF64(a, ao, as, b, bo, bs, n);
-            case 12 -> assignF64(a, ao, as, b, bo, bs, n);
-            case 16 -> addF32(a, ao, as, b, bo, bs, n);
-            case 17 -> subF32(a, ao, as, b, bo, bs, n);
-            case 18 -> mulF32(a, ao, as, b, bo, bs, n);
-            case 19 -> divF32(a, ao, as, b, bo, bs, n);
-            case 20 -> assignF32(a, ao, as, b, bo, bs, n);
-            case 24 -> addI64(a, ao, as, b, bo, bs, n);
-            case 25 -> subI64(a, ao, as, b, bo, bs, n);
-            case 26 -> mulI64(a, ao, as, b, bo, bs, n);
-            case 27 -> divI64(a, ao, as, b, bo, bs, n);
-            case 28 -> assignI64(a, ao, as, b, bo, bs, n);
-            case 32 -> addI32(a, ao, as, b, bo, bs, n);
-            case 33 -> subI32(a, ao, as, b, bo, bs, n);
-            case 34 -> mulI32(a, ao, as, b, bo, bs, n);
-            case 35 -> divI32(a, ao, as, b, bo, bs, n);
-            case 36 -> assignI32(a, ao, as, b, bo, bs, n);
-            case 40 -> addI16(a, ao, as, b, bo, bs, n);
-            case 41 -> subI16(a, ao, as, b, bo, bs, n);
-            case 42 -> mulI16(a, ao, as, b, bo, bs, n);
-            case 43 -> divI16(a, ao, as, b, bo, bs, n);
-            case 44 -> assignI16(a, ao, as, b, bo, bs, n);
-            case 48 -> addI8(a, ao, as, b, bo, bs, n);
-            case 49 -> subI8(a, ao, as, b, bo, bs, n);
-            case 50 -> mulI8(a, ao, as, b, bo, bs, n);
-            case 51 -> divI8(a, ao, as, b, bo, bs, n);
-            case 52 -> assignI8(a, ao, as, b, bo, bs, n);
-            case 56 -> addU64(a, ao, as, b, bo, bs, n);
-            case 57 -> subU64(a, ao, as, b, bo, bs, n);
-            case 58 -> mulU64(a, ao, as, b, bo, bs, n);
-            case 59 -> divU64(a, ao, as, b, bo, bs, n);
-            case 60 -> assignU64(a, ao, as, b, bo, bs, n);
-            case 64 -> addU32(a, ao, as, b, bo, bs, n);
-            case 65 -> subU32(a, ao, as, b, bo, bs, n);
-            case 66 -> mulU32(a, ao, as, b, bo, bs, n);
-            case 67 -> divU32(a, ao, as, b, bo, bs, n);
-            case 68 -> assignU32(a, ao, as, b, bo, bs, n);
-            case 72 -> addU16(a, ao, as, b, bo, bs, n);
-            case 73 -> subU16(a, ao, as, b, bo, bs, n);
-            case 74 -> mulU16(a, ao, as, b, bo, bs, n);
-            case 75 -> divU16(a, ao, as, b, bo, bs, n);
-            case 76 -> assignU16(a, ao, as, b, bo, bs, n);
-            case 80 -> addU8(a, ao, as, b, bo, bs, n);
-            case 81 -> subU8(a, ao, as, b, bo, bs, n);
-            case 82 -> mulU8(a, ao, as, b, bo, bs, n);
-            case 83 -> divU8(a, ao, as, b, bo, bs, n);
-            case 84 -> assignU8(a, ao, as, b, bo, bs, n);
-            default -> throw new IllegalArgumentException("dtype code " + code + ", op " + op);
+    static void binary(ElementType t, Op op, MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
+        switch (t) {
+            case F64 -> {
+                switch (op) {
+                    case ADD -> addF64(a, ao, as, b, bo, bs, n);
+                    case SUB -> subF64(a, ao, as, b, bo, bs, n);
+                    case MUL -> mulF64(a, ao, as, b, bo, bs, n);
+                    case DIV -> divF64(a, ao, as, b, bo, bs, n);
+                    case ASSIGN -> assignF64(a, ao, as, b, bo, bs, n);
+                    default -> throw Kernels.unsupported(t, op);
+                }
+            }
+            case F32 -> {
+                switch (op) {
+                    case ADD -> addF32(a, ao, as, b, bo, bs, n);
+                    case SUB -> subF32(a, ao, as, b, bo, bs, n);
+                    case MUL -> mulF32(a, ao, as, b, bo, bs, n);
+                    case DIV -> divF32(a, ao, as, b, bo, bs, n);
+                    case ASSIGN -> assignF32(a, ao, as, b, bo, bs, n);
+                    default -> throw Kernels.unsupported(t, op);
+                }
+            }
+            case I64 -> {
+                switch (op) {
+                    case ADD -> addI64(a, ao, as, b, bo, bs, n);
+                    case SUB -> subI64(a, ao, as, b, bo, bs, n);
+                    case MUL -> mulI64(a, ao, as, b, bo, bs, n);
+                    case DIV -> divI64(a, ao, as, b, bo, bs, n);
+                    case ASSIGN -> assignI64(a, ao, as, b, bo, bs, n);
+                    default -> throw Kernels.unsupported(t, op);
+                }
+            }
+            case I32 -> {
+                switch (op) {
+                    case ADD -> addI32(a, ao, as, b, bo, bs, n);
+                    case SUB -> subI32(a, ao, as, b, bo, bs, n);
+                    case MUL -> mulI32(a, ao, as, b, bo, bs, n);
+                    case DIV -> divI32(a, ao, as, b, bo, bs, n);
+                    case ASSIGN -> assignI32(a, ao, as, b, bo, bs, n);
+                    default -> throw Kernels.unsupported(t, op);
+                }
+            }
+            case I16 -> {
+                switch (op) {
+                    case ADD -> addI16(a, ao, as, b, bo, bs, n);
+                    case SUB -> subI16(a, ao, as, b, bo, bs, n);
+                    case MUL -> mulI16(a, ao, as, b, bo, bs, n);
+                    case DIV -> divI16(a, ao, as, b, bo, bs, n);
+                    case ASSIGN -> assignI16(a, ao, as, b, bo, bs, n);
+                    default -> throw Kernels.unsupported(t, op);
+                }
+            }
+            case I8 -> {
+                switch (op) {
+                    case ADD -> addI8(a, ao, as, b, bo, bs, n);
+                    case SUB -> subI8(a, ao, as, b, bo, bs, n);
+                    case MUL -> mulI8(a, ao, as, b, bo, bs, n);
+                    case DIV -> divI8(a, ao, as, b, bo, bs, n);
+                    case ASSIGN -> assignI8(a, ao, as, b, bo, bs, n);
+                    default -> throw Kernels.unsupported(t, op);
+                }
+            }
+            case U64 -> {
+                switch (op) {
+                    case ADD -> addU64(a, ao, as, b, bo, bs, n);
+                    case SUB -> subU64(a, ao, as, b, bo, bs, n);
+                    case MUL -> mulU64(a, ao, as, b, bo, bs, n);
+                    case DIV -> divU64(a, ao, as, b, bo, bs, n);
+                    case ASSIGN -> assignU64(a, ao, as, b, bo, bs, n);
+                    default -> throw Kernels.unsupported(t, op);
+                }
+            }
+            case U32 -> {
+                switch (op) {
+                    case ADD -> addU32(a, ao, as, b, bo, bs, n);
+                    case SUB -> subU32(a, ao, as, b, bo, bs, n);
+                    case MUL -> mulU32(a, ao, as, b, bo, bs, n);
+                    case DIV -> divU32(a, ao, as, b, bo, bs, n);
+                    case ASSIGN -> assignU32(a, ao, as, b, bo, bs, n);
+                    default -> throw Kernels.unsupported(t, op);
+                }
+            }
+            case U16 -> {
+                switch (op) {
+                    case ADD -> addU16(a, ao, as, b, bo, bs, n);
+                    case SUB -> subU16(a, ao, as, b, bo, bs, n);
+                    case MUL -> mulU16(a, ao, as, b, bo, bs, n);
+                    case DIV -> divU16(a, ao, as, b, bo, bs, n);
+                    case ASSIGN -> assignU16(a, ao, as, b, bo, bs, n);
+                    default -> throw Kernels.unsupported(t, op);
+                }
+            }
+            case U8 -> {
+                switch (op) {
+                    case ADD -> addU8(a, ao, as, b, bo, bs, n);
+                    case SUB -> subU8(a, ao, as, b, bo, bs, n);
+                    case MUL -> mulU8(a, ao, as, b, bo, bs, n);
+                    case DIV -> divU8(a, ao, as, b, bo, bs, n);
+                    case ASSIGN -> assignU8(a, ao, as, b, bo, bs, n);
+                    default -> throw Kernels.unsupported(t, op);
+                }
+            }
         }
     }
 
@@ -1367,11 +1464,11 @@ final class ScalarKernels {
     }
 
     /** Sum of a float row in double: blocks of 8 accumulators, blocks added with compensation. */
-    static double sumFloat(int code, MemorySegment s, long off, long stride, long n) {
-        return switch (code) {
-            case 1 -> sumF64(s, off, stride, n);
-            case 2 -> sumF32(s, off, stride, n);
-            default -> throw new IllegalArgumentException("dtype code " + code);
+    static double sumFloat(ElementType t, MemorySegment s, long off, long stride, long n) {
+        return switch (t) {
+            case F64 -> sumF64(s, off, stride, n);
+            case F32 -> sumF32(s, off, stride, n);
+            default -> throw Kernels.unsupported(t, Op.SUM);
         };
     }
 
@@ -1458,17 +1555,17 @@ final class ScalarKernels {
     }
 
     /** Sum of an integer row as a wrapping 64-bit sum of the element values (numpy's int64/uint64 sum). */
-    static long sumInt(int code, MemorySegment s, long off, long stride, long n) {
-        return switch (code) {
-            case 3 -> sumI64(s, off, stride, n);
-            case 4 -> sumI32(s, off, stride, n);
-            case 5 -> sumI16(s, off, stride, n);
-            case 6 -> sumI8(s, off, stride, n);
-            case 7 -> sumU64(s, off, stride, n);
-            case 8 -> sumU32(s, off, stride, n);
-            case 9 -> sumU16(s, off, stride, n);
-            case 10 -> sumU8(s, off, stride, n);
-            default -> throw new IllegalArgumentException("dtype code " + code);
+    static long sumInt(ElementType t, MemorySegment s, long off, long stride, long n) {
+        return switch (t) {
+            case I64 -> sumI64(s, off, stride, n);
+            case I32 -> sumI32(s, off, stride, n);
+            case I16 -> sumI16(s, off, stride, n);
+            case I8 -> sumI8(s, off, stride, n);
+            case U64 -> sumU64(s, off, stride, n);
+            case U32 -> sumU32(s, off, stride, n);
+            case U16 -> sumU16(s, off, stride, n);
+            case U8 -> sumU8(s, off, stride, n);
+            default -> throw Kernels.unsupported(t, Op.SUM);
         };
     }
 
@@ -1609,11 +1706,11 @@ final class ScalarKernels {
     }
 
     /** min of a float row; NaN if any element is NaN (numpy's rule). */
-    static double minFloat(int code, MemorySegment s, long off, long stride, long n) {
-        return switch (code) {
-            case 1 -> minF64(s, off, stride, n);
-            case 2 -> minF32(s, off, stride, n);
-            default -> throw new IllegalArgumentException("dtype code " + code);
+    static double minFloat(ElementType t, MemorySegment s, long off, long stride, long n) {
+        return switch (t) {
+            case F64 -> minF64(s, off, stride, n);
+            case F32 -> minF32(s, off, stride, n);
+            default -> throw Kernels.unsupported(t, Op.MIN);
         };
     }
 
@@ -1688,17 +1785,17 @@ final class ScalarKernels {
     }
 
     /** min of an integer row as its value (U64: its bit pattern, compared unsigned). */
-    static long minInt(int code, MemorySegment s, long off, long stride, long n) {
-        return switch (code) {
-            case 3 -> minI64(s, off, stride, n);
-            case 4 -> minI32(s, off, stride, n);
-            case 5 -> minI16(s, off, stride, n);
-            case 6 -> minI8(s, off, stride, n);
-            case 7 -> minU64(s, off, stride, n);
-            case 8 -> minU32(s, off, stride, n);
-            case 9 -> minU16(s, off, stride, n);
-            case 10 -> minU8(s, off, stride, n);
-            default -> throw new IllegalArgumentException("dtype code " + code);
+    static long minInt(ElementType t, MemorySegment s, long off, long stride, long n) {
+        return switch (t) {
+            case I64 -> minI64(s, off, stride, n);
+            case I32 -> minI32(s, off, stride, n);
+            case I16 -> minI16(s, off, stride, n);
+            case I8 -> minI8(s, off, stride, n);
+            case U64 -> minU64(s, off, stride, n);
+            case U32 -> minU32(s, off, stride, n);
+            case U16 -> minU16(s, off, stride, n);
+            case U8 -> minU8(s, off, stride, n);
+            default -> throw Kernels.unsupported(t, Op.MIN);
         };
     }
 
@@ -1775,11 +1872,11 @@ final class ScalarKernels {
     }
 
     /** max of a float row; NaN if any element is NaN (numpy's rule). */
-    static double maxFloat(int code, MemorySegment s, long off, long stride, long n) {
-        return switch (code) {
-            case 1 -> maxF64(s, off, stride, n);
-            case 2 -> maxF32(s, off, stride, n);
-            default -> throw new IllegalArgumentException("dtype code " + code);
+    static double maxFloat(ElementType t, MemorySegment s, long off, long stride, long n) {
+        return switch (t) {
+            case F64 -> maxF64(s, off, stride, n);
+            case F32 -> maxF32(s, off, stride, n);
+            default -> throw Kernels.unsupported(t, Op.MAX);
         };
     }
 
@@ -1854,17 +1951,17 @@ final class ScalarKernels {
     }
 
     /** max of an integer row as its value (U64: its bit pattern, compared unsigned). */
-    static long maxInt(int code, MemorySegment s, long off, long stride, long n) {
-        return switch (code) {
-            case 3 -> maxI64(s, off, stride, n);
-            case 4 -> maxI32(s, off, stride, n);
-            case 5 -> maxI16(s, off, stride, n);
-            case 6 -> maxI8(s, off, stride, n);
-            case 7 -> maxU64(s, off, stride, n);
-            case 8 -> maxU32(s, off, stride, n);
-            case 9 -> maxU16(s, off, stride, n);
-            case 10 -> maxU8(s, off, stride, n);
-            default -> throw new IllegalArgumentException("dtype code " + code);
+    static long maxInt(ElementType t, MemorySegment s, long off, long stride, long n) {
+        return switch (t) {
+            case I64 -> maxI64(s, off, stride, n);
+            case I32 -> maxI32(s, off, stride, n);
+            case I16 -> maxI16(s, off, stride, n);
+            case I8 -> maxI8(s, off, stride, n);
+            case U64 -> maxU64(s, off, stride, n);
+            case U32 -> maxU32(s, off, stride, n);
+            case U16 -> maxU16(s, off, stride, n);
+            case U8 -> maxU8(s, off, stride, n);
+            default -> throw Kernels.unsupported(t, Op.MAX);
         };
     }
 
@@ -1941,9 +2038,9 @@ final class ScalarKernels {
     }
 
     /** True if an integer row holds a zero (checked before integer division). */
-    static boolean anyZero(int code, MemorySegment s, long off, long stride, long n) {
-        return switch (code) {
-            case 3 -> {
+    static boolean anyZero(ElementType t, MemorySegment s, long off, long stride, long n) {
+        return switch (t) {
+            case I64 -> {
                 for (long i = 0, o = off; i < n; i++, o += stride) {
                     if (s.get(JAVA_LONG, o) == 0) {
                         yield true;
@@ -1951,7 +2048,7 @@ final class ScalarKernels {
                 }
                 yield false;
             }
-            case 4 -> {
+            case I32 -> {
                 for (long i = 0, o = off; i < n; i++, o += stride) {
                     if (s.get(JAVA_INT, o) == 0) {
                         yield true;
@@ -1959,7 +2056,7 @@ final class ScalarKernels {
                 }
                 yield false;
             }
-            case 5 -> {
+            case I16 -> {
                 for (long i = 0, o = off; i < n; i++, o += stride) {
                     if (s.get(JAVA_SHORT, o) == 0) {
                         yield true;
@@ -1967,7 +2064,7 @@ final class ScalarKernels {
                 }
                 yield false;
             }
-            case 6 -> {
+            case I8 -> {
                 for (long i = 0, o = off; i < n; i++, o += stride) {
                     if (s.get(JAVA_BYTE, o) == 0) {
                         yield true;
@@ -1975,7 +2072,7 @@ final class ScalarKernels {
                 }
                 yield false;
             }
-            case 7 -> {
+            case U64 -> {
                 for (long i = 0, o = off; i < n; i++, o += stride) {
                     if (s.get(JAVA_LONG, o) == 0) {
                         yield true;
@@ -1983,7 +2080,7 @@ final class ScalarKernels {
                 }
                 yield false;
             }
-            case 8 -> {
+            case U32 -> {
                 for (long i = 0, o = off; i < n; i++, o += stride) {
                     if (s.get(JAVA_INT, o) == 0) {
                         yield true;
@@ -1991,7 +2088,7 @@ final class ScalarKernels {
                 }
                 yield false;
             }
-            case 9 -> {
+            case U16 -> {
                 for (long i = 0, o = off; i < n; i++, o += stride) {
                     if (s.get(JAVA_SHORT, o) == 0) {
                         yield true;
@@ -1999,7 +2096,7 @@ final class ScalarKernels {
                 }
                 yield false;
             }
-            case 10 -> {
+            case U8 -> {
                 for (long i = 0, o = off; i < n; i++, o += stride) {
                     if (s.get(JAVA_BYTE, o) == 0) {
                         yield true;

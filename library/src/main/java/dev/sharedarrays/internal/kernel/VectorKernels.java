@@ -15,7 +15,7 @@ import jdk.incubator.vector.VectorSpecies;
  * SIMD loops (jdk.incubator.vector) for contiguous rows of F64, F32, I64/U64 and I32/U32. Loaded
  * only when the JVM runs with {@code --add-modules jdk.incubator.vector}; tails and every other
  * case go to {@link ScalarKernels}. Every loop names its operator as a constant: C2 compiles the
- * Vector API to SIMD instructions only then.
+ * Vector API to SIMD instructions only then, so the switches pick a loop once per row.
  */
 final class VectorKernels implements FastKernels {
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
@@ -27,42 +27,59 @@ final class VectorKernels implements FastKernels {
     private static final VectorSpecies<Integer> I_HALF = VectorSpecies.of(int.class, VectorShape.forBitSize(L.vectorBitSize() / 2));
 
     @Override
-    public boolean handles(int code, int op) {
+    public boolean handles(ElementType t, Op op) {
         return switch (op) {
-            case Kernels.ADD, Kernels.SUB, Kernels.MUL -> code == 1 || code == 2 || code == 3 || code == 4 || code == 7 || code == 8;
-            case Kernels.DIV -> code == 1 || code == 2;
-            case Kernels.SUM, Kernels.MIN, Kernels.MAX -> code == 1 || code == 2 || code == 3 || code == 4;
+            case ADD, SUB, MUL -> switch (t) {
+                case F64, F32, I64, I32, U64, U32 -> true;
+                default -> false;
+            };
+            case DIV -> switch (t) {
+                case F64, F32 -> true;
+                default -> false;
+            };
+            case SUM, MIN, MAX -> switch (t) {
+                case F64, F32, I64, I32 -> true;
+                default -> false;
+            };
             default -> false;
         };
     }
 
-    private static int storage(int code) {
-        return code == 7 ? 3 : code == 8 ? 4 : code;
-    }
-
     @Override
-    public void scalar(int code, int op, MemorySegment s, long off, long n, double dv, long lv) {
-        long o = switch (storage(code) * 8 + op) {
-            case 8 -> addD(s, off, n, dv);
-            case 9 -> subD(s, off, n, dv);
-            case 10 -> mulD(s, off, n, dv);
-            case 11 -> divD(s, off, n, dv);
-            case 16 -> addF(s, off, n, (float) dv);
-            case 17 -> subF(s, off, n, (float) dv);
-            case 18 -> mulF(s, off, n, (float) dv);
-            case 19 -> divF(s, off, n, (float) dv);
-            case 24 -> addL(s, off, n, lv);
-            case 25 -> subL(s, off, n, lv);
-            case 26 -> mulL(s, off, n, lv);
-            case 32 -> addI(s, off, n, (int) lv);
-            case 33 -> subI(s, off, n, (int) lv);
-            case 34 -> mulI(s, off, n, (int) lv);
-            default -> throw new IllegalArgumentException("dtype code " + code + ", op " + op);
+    public void scalar(ElementType t, Op op, MemorySegment s, long off, long n, double dv, long lv) {
+        long o = switch (t) {
+            case F64 -> switch (op) {
+                case ADD -> addD(s, off, n, dv);
+                case SUB -> subD(s, off, n, dv);
+                case MUL -> mulD(s, off, n, dv);
+                case DIV -> divD(s, off, n, dv);
+                default -> throw Kernels.unsupported(t, op);
+            };
+            case F32 -> switch (op) {
+                case ADD -> addF(s, off, n, (float) dv);
+                case SUB -> subF(s, off, n, (float) dv);
+                case MUL -> mulF(s, off, n, (float) dv);
+                case DIV -> divF(s, off, n, (float) dv);
+                default -> throw Kernels.unsupported(t, op);
+            };
+            case I64, U64 -> switch (op) {
+                case ADD -> addL(s, off, n, lv);
+                case SUB -> subL(s, off, n, lv);
+                case MUL -> mulL(s, off, n, lv);
+                default -> throw Kernels.unsupported(t, op);
+            };
+            case I32, U32 -> switch (op) {
+                case ADD -> addI(s, off, n, (int) lv);
+                case SUB -> subI(s, off, n, (int) lv);
+                case MUL -> mulI(s, off, n, (int) lv);
+                default -> throw Kernels.unsupported(t, op);
+            };
+            default -> throw Kernels.unsupported(t, op);
         };
-        int size = Kernels.itemSize(code);
+        int size = t.itemSize();
         long done = (o - off) / size;
         if (done < n) {
-            ScalarKernels.scalar(code, op, s, o, size, n - done, dv, lv);
+            ScalarKernels.scalar(t, op, s, o, size, n - done, dv, lv);
         }
     }
 
@@ -207,28 +224,40 @@ final class VectorKernels implements FastKernels {
     }
 
     @Override
-    public void binary(int code, int op, MemorySegment a, long ao, MemorySegment b, long bo, long n) {
-        long x = switch (storage(code) * 8 + op) {
-            case 8 -> addD(a, ao, b, bo, n);
-            case 9 -> subD(a, ao, b, bo, n);
-            case 10 -> mulD(a, ao, b, bo, n);
-            case 11 -> divD(a, ao, b, bo, n);
-            case 16 -> addF(a, ao, b, bo, n);
-            case 17 -> subF(a, ao, b, bo, n);
-            case 18 -> mulF(a, ao, b, bo, n);
-            case 19 -> divF(a, ao, b, bo, n);
-            case 24 -> addL(a, ao, b, bo, n);
-            case 25 -> subL(a, ao, b, bo, n);
-            case 26 -> mulL(a, ao, b, bo, n);
-            case 32 -> addI(a, ao, b, bo, n);
-            case 33 -> subI(a, ao, b, bo, n);
-            case 34 -> mulI(a, ao, b, bo, n);
-            default -> throw new IllegalArgumentException("dtype code " + code + ", op " + op);
+    public void binary(ElementType t, Op op, MemorySegment a, long ao, MemorySegment b, long bo, long n) {
+        long x = switch (t) {
+            case F64 -> switch (op) {
+                case ADD -> addD(a, ao, b, bo, n);
+                case SUB -> subD(a, ao, b, bo, n);
+                case MUL -> mulD(a, ao, b, bo, n);
+                case DIV -> divD(a, ao, b, bo, n);
+                default -> throw Kernels.unsupported(t, op);
+            };
+            case F32 -> switch (op) {
+                case ADD -> addF(a, ao, b, bo, n);
+                case SUB -> subF(a, ao, b, bo, n);
+                case MUL -> mulF(a, ao, b, bo, n);
+                case DIV -> divF(a, ao, b, bo, n);
+                default -> throw Kernels.unsupported(t, op);
+            };
+            case I64, U64 -> switch (op) {
+                case ADD -> addL(a, ao, b, bo, n);
+                case SUB -> subL(a, ao, b, bo, n);
+                case MUL -> mulL(a, ao, b, bo, n);
+                default -> throw Kernels.unsupported(t, op);
+            };
+            case I32, U32 -> switch (op) {
+                case ADD -> addI(a, ao, b, bo, n);
+                case SUB -> subI(a, ao, b, bo, n);
+                case MUL -> mulI(a, ao, b, bo, n);
+                default -> throw Kernels.unsupported(t, op);
+            };
+            default -> throw Kernels.unsupported(t, op);
         };
-        int size = Kernels.itemSize(code);
+        int size = t.itemSize();
         long done = (x - ao) / size;
         if (done < n) {
-            ScalarKernels.binary(code, op, a, x, size, b, bo + (x - ao), size, n - done);
+            ScalarKernels.binary(t, op, a, x, size, b, bo + (x - ao), size, n - done);
         }
     }
 
@@ -387,15 +416,21 @@ final class VectorKernels implements FastKernels {
     }
 
     @Override
-    public double reduceFloat(int code, int op, MemorySegment s, long off, long n) {
-        return switch (code * 8 + op) {
-            case 13 -> sumD(s, off, n);
-            case 14 -> minD(s, off, n);
-            case 15 -> maxD(s, off, n);
-            case 21 -> sumF(s, off, n);
-            case 22 -> minF(s, off, n);
-            case 23 -> maxF(s, off, n);
-            default -> throw new IllegalArgumentException("dtype code " + code + ", op " + op);
+    public double reduceFloat(ElementType t, Op op, MemorySegment s, long off, long n) {
+        return switch (t) {
+            case F64 -> switch (op) {
+                case SUM -> sumD(s, off, n);
+                case MIN -> minD(s, off, n);
+                case MAX -> maxD(s, off, n);
+                default -> throw Kernels.unsupported(t, op);
+            };
+            case F32 -> switch (op) {
+                case SUM -> sumF(s, off, n);
+                case MIN -> minF(s, off, n);
+                case MAX -> maxF(s, off, n);
+                default -> throw Kernels.unsupported(t, op);
+            };
+            default -> throw Kernels.unsupported(t, op);
         };
     }
 
@@ -418,7 +453,7 @@ final class VectorKernels implements FastKernels {
             double block = s0.add(s1).reduceLanes(VectorOperators.ADD);
             long done = (o - (off + i * 8)) / 8;
             if (done < m) {
-                block += ScalarKernels.sumFloat(1, s, o, 8, m - done);
+                block += ScalarKernels.sumFloat(ElementType.F64, s, o, 8, m - done);
             }
             double t = total + block;
             comp += Math.abs(total) >= Math.abs(block) ? (total - t) + block : (block - t) + total;
@@ -441,7 +476,7 @@ final class VectorKernels implements FastKernels {
         }
         double r = a0.add(a1).reduceLanes(VectorOperators.ADD);
         long done = (o - off) / 4;
-        return done < n ? r + ScalarKernels.sumFloat(2, s, o, 4, n - done) : r;
+        return done < n ? r + ScalarKernels.sumFloat(ElementType.F32, s, o, 4, n - done) : r;
     }
 
     private static double minD(MemorySegment s, long off, long n) {
@@ -467,11 +502,11 @@ final class VectorKernels implements FastKernels {
         double r = m0.min(m1).min(m2.min(m3)).reduceLanes(VectorOperators.MIN);
         if (Double.isNaN(probe.reduceLanes(VectorOperators.ADD))) {
             // a NaN, or infinities of both signs: the scalar loop decides
-            return ScalarKernels.minFloat(1, s, off, 8, n);
+            return ScalarKernels.minFloat(ElementType.F64, s, off, 8, n);
         }
         long done = (o - off) / 8;
         if (done < n) {
-            r = Math.min(r, ScalarKernels.minFloat(1, s, o, 8, n - done));
+            r = Math.min(r, ScalarKernels.minFloat(ElementType.F64, s, o, 8, n - done));
         }
         return r;
     }
@@ -499,11 +534,11 @@ final class VectorKernels implements FastKernels {
         double r = m0.max(m1).max(m2.max(m3)).reduceLanes(VectorOperators.MAX);
         if (Double.isNaN(probe.reduceLanes(VectorOperators.ADD))) {
             // a NaN, or infinities of both signs: the scalar loop decides
-            return ScalarKernels.maxFloat(1, s, off, 8, n);
+            return ScalarKernels.maxFloat(ElementType.F64, s, off, 8, n);
         }
         long done = (o - off) / 8;
         if (done < n) {
-            r = Math.max(r, ScalarKernels.maxFloat(1, s, o, 8, n - done));
+            r = Math.max(r, ScalarKernels.maxFloat(ElementType.F64, s, o, 8, n - done));
         }
         return r;
     }
@@ -531,11 +566,11 @@ final class VectorKernels implements FastKernels {
         double r = m0.min(m1).min(m2.min(m3)).reduceLanes(VectorOperators.MIN);
         if (Double.isNaN(probe.reduceLanes(VectorOperators.ADD))) {
             // a NaN, or infinities of both signs: the scalar loop decides
-            return ScalarKernels.minFloat(2, s, off, 4, n);
+            return ScalarKernels.minFloat(ElementType.F32, s, off, 4, n);
         }
         long done = (o - off) / 4;
         if (done < n) {
-            r = Math.min(r, ScalarKernels.minFloat(2, s, o, 4, n - done));
+            r = Math.min(r, ScalarKernels.minFloat(ElementType.F32, s, o, 4, n - done));
         }
         return r;
     }
@@ -563,25 +598,31 @@ final class VectorKernels implements FastKernels {
         double r = m0.max(m1).max(m2.max(m3)).reduceLanes(VectorOperators.MAX);
         if (Double.isNaN(probe.reduceLanes(VectorOperators.ADD))) {
             // a NaN, or infinities of both signs: the scalar loop decides
-            return ScalarKernels.maxFloat(2, s, off, 4, n);
+            return ScalarKernels.maxFloat(ElementType.F32, s, off, 4, n);
         }
         long done = (o - off) / 4;
         if (done < n) {
-            r = Math.max(r, ScalarKernels.maxFloat(2, s, o, 4, n - done));
+            r = Math.max(r, ScalarKernels.maxFloat(ElementType.F32, s, o, 4, n - done));
         }
         return r;
     }
 
     @Override
-    public long reduceInt(int code, int op, MemorySegment s, long off, long n) {
-        return switch (code * 8 + op) {
-            case 29 -> sumL(s, off, n);
-            case 30 -> minL(s, off, n);
-            case 31 -> maxL(s, off, n);
-            case 37 -> sumI(s, off, n);
-            case 38 -> minI(s, off, n);
-            case 39 -> maxI(s, off, n);
-            default -> throw new IllegalArgumentException("dtype code " + code + ", op " + op);
+    public long reduceInt(ElementType t, Op op, MemorySegment s, long off, long n) {
+        return switch (t) {
+            case I64 -> switch (op) {
+                case SUM -> sumL(s, off, n);
+                case MIN -> minL(s, off, n);
+                case MAX -> maxL(s, off, n);
+                default -> throw Kernels.unsupported(t, op);
+            };
+            case I32 -> switch (op) {
+                case SUM -> sumI(s, off, n);
+                case MIN -> minI(s, off, n);
+                case MAX -> maxI(s, off, n);
+                default -> throw Kernels.unsupported(t, op);
+            };
+            default -> throw Kernels.unsupported(t, op);
         };
     }
 
@@ -596,7 +637,7 @@ final class VectorKernels implements FastKernels {
         long r = acc.reduceLanes(VectorOperators.ADD);
         long done = (o - off) / 8;
         if (done < n) {
-            r += ScalarKernels.sumInt(3, s, o, 8, n - done);
+            r += ScalarKernels.sumInt(ElementType.I64, s, o, 8, n - done);
         }
         return r;
     }
@@ -612,7 +653,7 @@ final class VectorKernels implements FastKernels {
         long r = acc.reduceLanes(VectorOperators.MIN);
         long done = (o - off) / 8;
         if (done < n) {
-            r = Math.min(r, ScalarKernels.minInt(3, s, o, 8, n - done));
+            r = Math.min(r, ScalarKernels.minInt(ElementType.I64, s, o, 8, n - done));
         }
         return r;
     }
@@ -628,7 +669,7 @@ final class VectorKernels implements FastKernels {
         long r = acc.reduceLanes(VectorOperators.MAX);
         long done = (o - off) / 8;
         if (done < n) {
-            r = Math.max(r, ScalarKernels.maxInt(3, s, o, 8, n - done));
+            r = Math.max(r, ScalarKernels.maxInt(ElementType.I64, s, o, 8, n - done));
         }
         return r;
     }
@@ -643,7 +684,7 @@ final class VectorKernels implements FastKernels {
         }
         long r = acc.reduceLanes(VectorOperators.ADD);
         long done = (o - off) / 4;
-        return done < n ? r + ScalarKernels.sumInt(4, s, o, 4, n - done) : r;
+        return done < n ? r + ScalarKernels.sumInt(ElementType.I32, s, o, 4, n - done) : r;
     }
 
     private static long minI(MemorySegment s, long off, long n) {
@@ -657,7 +698,7 @@ final class VectorKernels implements FastKernels {
         long r = acc.reduceLanes(VectorOperators.MIN);
         long done = (o - off) / 4;
         if (done < n) {
-            r = Math.min(r, ScalarKernels.minInt(4, s, o, 4, n - done));
+            r = Math.min(r, ScalarKernels.minInt(ElementType.I32, s, o, 4, n - done));
         }
         return r;
     }
@@ -673,9 +714,8 @@ final class VectorKernels implements FastKernels {
         long r = acc.reduceLanes(VectorOperators.MAX);
         long done = (o - off) / 4;
         if (done < n) {
-            r = Math.max(r, ScalarKernels.maxInt(4, s, o, 4, n - done));
+            r = Math.max(r, ScalarKernels.maxInt(ElementType.I32, s, o, 4, n - done));
         }
         return r;
     }
-
 }
