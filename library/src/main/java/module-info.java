@@ -1,6 +1,11 @@
 /**
- * Typed N-dimensional arrays in shared memory. Only {@code dev.sharedarrays} is API;
- * {@code dev.sharedarrays.internal} holds the OS calls and memory layouts.
+ * Typed N-dimensional arrays in shared memory. Only {@code dev.sharedarrays} is API. The
+ * {@code dev.sharedarrays.internal.*} packages are not exported: {@code os} (every downcall,
+ * processes, units), {@code segment} (the segment descriptor, control block, registry, directory
+ * scans), {@code backend} (one class per backend, selection), {@code sync} (lock and barrier
+ * protocols), {@code array} (strided layouts, element codecs, copies, reductions) and
+ * {@code kernel} (the element-type table, operations, generated loops). {@code dev.sharedarrays.cli}
+ * is the command line.
  */
 module dev.sharedarrays {
     exports dev.sharedarrays;
