@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Writes ScalarKernels.java and VectorKernels.java in library/.../internal/kernel.
+"""Writes what exists once per element type: the kernel loops (ScalarKernels.java and
+VectorKernels.java in library/.../internal/kernel) and the DSL's typed API (Indexing.kt,
+Reductions.kt and ArrayFactories.kt in dsl/.../dsl).
 
-Java has no generics over primitive types, so the per-element-type loops are written once here
-as templates and filled in for each row of the element-type table, which this script reads from
-ElementType.java (the one table; it is not repeated here).
+Java has no generics over primitive types, and Kotlin's typed accessors differ by return type,
+so these are written once here as templates and filled in for each row of the element-type
+table, which this script reads from ElementType.java (the one table; it is not repeated here).
 
     python3 tools/gen_kernels.py           rewrite both files (they are committed)
     python3 tools/gen_kernels.py --check   exit 1 if a committed file differs from what this writes
@@ -14,12 +16,14 @@ import sys
 
 sys.dont_write_bytecode = True  # keep tools/ free of __pycache__
 
+from kernelgen.kotlin import factories, indexing, reductions  # noqa: E402
 from kernelgen.scalar import scalar_kernels  # noqa: E402
 from kernelgen.table import TableError, read_ops, read_types  # noqa: E402
 from kernelgen.vector import vector_kernels  # noqa: E402
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 KERNEL_DIR = os.path.join(ROOT, "library", "src", "main", "java", "dev", "sharedarrays", "internal", "kernel")
+DSL_DIR = os.path.join(ROOT, "dsl", "src", "main", "kotlin", "dev", "sharedarrays", "dsl")
 
 
 def generate():
@@ -29,6 +33,9 @@ def generate():
     return {
         os.path.join(KERNEL_DIR, "ScalarKernels.java"): scalar_kernels(types),
         os.path.join(KERNEL_DIR, "VectorKernels.java"): vector_kernels(types, ops),
+        os.path.join(DSL_DIR, "Indexing.kt"): indexing(types),
+        os.path.join(DSL_DIR, "Reductions.kt"): reductions(types),
+        os.path.join(DSL_DIR, "ArrayFactories.kt"): factories(types),
     }
 
 
@@ -65,12 +72,12 @@ def check(files):
     if stale:
         print("gen_kernels: run python3 tools/gen_kernels.py and commit the result", file=sys.stderr)
         return 1
-    print(f"gen_kernels: OK, {' and '.join(os.path.basename(p) for p in files)} match the generator")
+    print(f"gen_kernels: OK, {', '.join(os.path.basename(p) for p in files)} match the generator")
     return 0
 
 
 def main():
-    parser = argparse.ArgumentParser(description="Writes the per-element-type kernel loops.")
+    parser = argparse.ArgumentParser(description="Writes the per-element-type kernel loops and DSL functions.")
     parser.add_argument("--check", action="store_true", help="compare with the committed files instead of writing")
     args = parser.parse_args()
     try:

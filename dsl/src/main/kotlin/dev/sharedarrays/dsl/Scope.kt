@@ -4,19 +4,9 @@ import dev.sharedarrays.ArrayHandle
 import dev.sharedarrays.Backend
 import dev.sharedarrays.CreateOptions
 import dev.sharedarrays.DType
-import dev.sharedarrays.F32
-import dev.sharedarrays.F64
-import dev.sharedarrays.I16
-import dev.sharedarrays.I32
-import dev.sharedarrays.I64
-import dev.sharedarrays.I8
 import dev.sharedarrays.SharedArrays
 import dev.sharedarrays.SharedBarrier
 import dev.sharedarrays.SharedNDArray
-import dev.sharedarrays.U16
-import dev.sharedarrays.U32
-import dev.sharedarrays.U64
-import dev.sharedarrays.U8
 import kotlin.contracts.ExperimentalContracts
 import kotlin.contracts.InvocationKind
 import kotlin.contracts.contract
@@ -55,58 +45,11 @@ public inline fun <R> sharedArrays(block: SharedArraysScope.() -> R): R {
  * themselves may be shared with any thread.
  */
 @SharedArraysDsl
-public class SharedArraysScope @PublishedApi internal constructor() {
+public class SharedArraysScope @PublishedApi internal constructor() : ArrayFactories {
     private val held = ArrayList<Pair<AutoCloseable, Boolean>>()
 
-    /** A zero-filled F64 array of [shape]; [name] is its shm name (generated: `sa-...`). */
-    public fun f64(vararg shape: Int, name: String? = null, backend: Backend? = null): SharedNDArray<F64> =
-        create(F64.TYPE, shape, name, backend)
-
-    /** A zero-filled F32 array; see [f64]. */
-    public fun f32(vararg shape: Int, name: String? = null, backend: Backend? = null): SharedNDArray<F32> =
-        create(F32.TYPE, shape, name, backend)
-
-    /** A zero-filled I64 array; see [f64]. */
-    public fun i64(vararg shape: Int, name: String? = null, backend: Backend? = null): SharedNDArray<I64> =
-        create(I64.TYPE, shape, name, backend)
-
-    /** A zero-filled I32 array; see [f64]. */
-    public fun i32(vararg shape: Int, name: String? = null, backend: Backend? = null): SharedNDArray<I32> =
-        create(I32.TYPE, shape, name, backend)
-
-    /** A zero-filled I16 array; see [f64]. */
-    public fun i16(vararg shape: Int, name: String? = null, backend: Backend? = null): SharedNDArray<I16> =
-        create(I16.TYPE, shape, name, backend)
-
-    /** A zero-filled I8 array; see [f64]. */
-    public fun i8(vararg shape: Int, name: String? = null, backend: Backend? = null): SharedNDArray<I8> =
-        create(I8.TYPE, shape, name, backend)
-
-    /** A zero-filled U64 array; see [f64]. */
-    public fun u64(vararg shape: Int, name: String? = null, backend: Backend? = null): SharedNDArray<U64> =
-        create(U64.TYPE, shape, name, backend)
-
-    /** A zero-filled U32 array; see [f64]. */
-    public fun u32(vararg shape: Int, name: String? = null, backend: Backend? = null): SharedNDArray<U32> =
-        create(U32.TYPE, shape, name, backend)
-
-    /** A zero-filled U16 array; see [f64]. */
-    public fun u16(vararg shape: Int, name: String? = null, backend: Backend? = null): SharedNDArray<U16> =
-        create(U16.TYPE, shape, name, backend)
-
-    /** A zero-filled U8 array; see [f64]. */
-    public fun u8(vararg shape: Int, name: String? = null, backend: Backend? = null): SharedNDArray<U8> =
-        create(U8.TYPE, shape, name, backend)
-
-    private fun <T : DType<T>> create(dtype: T, shape: IntArray, name: String?, backend: Backend?): SharedNDArray<T> {
-        var options = CreateOptions.defaults()
-        if (name != null) options = options.name(name)
-        if (backend != null) options = options.backend(backend)
-        return create(dtype, LongArray(shape.size) { shape[it].toLong() }, options)
-    }
-
     /** An array of any shape (dimensions past 2^31 too) created as [options] say; destroyed with the scope. */
-    public fun <T : DType<T>> create(dtype: T, shape: LongArray, options: CreateOptions = CreateOptions.defaults()): SharedNDArray<T> =
+    override fun <T : DType<T>> create(dtype: T, shape: LongArray, options: CreateOptions): SharedNDArray<T> =
         keep(SharedArrays.create(dtype, shape, options), destroy = true)
 
     /** Attaches the array [handle] names, typed; closed when the scope ends. */

@@ -1,7 +1,5 @@
 package dev.sharedarrays.internal.kernel;
 
-import java.lang.foreign.ValueLayout;
-
 /**
  * The one table of element types: everything else (the public {@code DType} markers, the
  * element codecs, the kernels, tools/gen_kernels.py and the DSL) reads it. The generator parses
@@ -83,16 +81,6 @@ public enum ElementType {
     /** True for U64, whose values above Long.MAX_VALUE a Java long holds as negative bit patterns. */
     public boolean isUnsigned64() {
         return kind == 'u' && itemSize == 8;
-    }
-
-    /** The Java layout of one element's storage (unsigned types share the signed layout). */
-    public ValueLayout storage() {
-        return switch (itemSize) {
-            case 8 -> isFloatingPoint() ? ValueLayout.JAVA_DOUBLE : ValueLayout.JAVA_LONG;
-            case 4 -> isFloatingPoint() ? ValueLayout.JAVA_FLOAT : ValueLayout.JAVA_INT;
-            case 2 -> ValueLayout.JAVA_SHORT;
-            default -> ValueLayout.JAVA_BYTE;
-        };
     }
 
     /** The smallest value of an integer type, as a long (0 for unsigned types). */
