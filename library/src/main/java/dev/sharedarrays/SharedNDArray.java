@@ -72,7 +72,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
     private final boolean locking;
 
     SharedNDArray(Segment segment, T dtype) {
-        this(segment, dtype, Layout.contiguous(segment.meta().shape()), null, true);
+        this(segment, dtype, Layout.contiguous(segment.facts().shape()), null, true);
     }
 
     private SharedNDArray(Segment segment, T dtype, Layout layout, SharedNDArray<T> base, boolean locking) {
@@ -160,7 +160,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
 
     /** The 64-bit random id written at creation, the same in every process. */
     public long id() {
-        return segment.meta().id();
+        return segment.facts().id();
     }
 
     /** True in the process that created the array. */
@@ -170,7 +170,7 @@ public final class SharedNDArray<T extends DType<T>> implements AutoCloseable {
 
     /** True if closing the owner leaves the array in place. */
     public boolean isPersistent() {
-        return segment.meta().persistent();
+        return segment.facts().persistent();
     }
 
     public boolean isClosed() {

@@ -19,7 +19,7 @@ import java.nio.file.Path;
  */
 public final class Segment {
     private final Backend backend;
-    private final SegmentMeta meta;
+    private final SegmentFacts facts;
     private final boolean owner;
     /** Null for a same-process view that borrows the owner's mapping. */
     private final Arena arena;
@@ -34,20 +34,20 @@ public final class Segment {
     private int fd;
     private volatile boolean closed;
 
-    public Segment(Backend backend, SegmentMeta meta, boolean owner, Arena arena, MemorySegment all,
+    public Segment(Backend backend, SegmentFacts facts, boolean owner, Arena arena, MemorySegment all,
             Path path, int fd, ArrayHandle handle, int slot) {
         this.backend = backend;
-        this.meta = meta;
+        this.facts = facts;
         this.owner = owner;
         this.arena = arena;
         this.all = all;
-        this.data = all.asSlice(SegmentLayout.DATA_OFFSET, meta.dataLength());
-        this.control = all.asSlice(all.byteSize() - SegmentLayout.CONTROL_SIZE, SegmentLayout.CONTROL_SIZE);
+        this.data = all.asSlice(SegmentDescriptor.DATA_OFFSET, facts.dataLength());
+        this.control = all.asSlice(all.byteSize() - SegmentDescriptor.CONTROL_SIZE, SegmentDescriptor.CONTROL_SIZE);
         this.path = path;
         this.fd = fd;
         this.handle = handle;
         this.slot = slot;
-        this.lock = ArrayLock.retain(meta.id());
+        this.lock = ArrayLock.retain(facts.id());
         Registry.add(this);
     }
 
@@ -55,15 +55,15 @@ public final class Segment {
     public Segment borrow() {
         checkOpen();
         // the same scope as ours: when the owner unmaps, the view fails cleanly instead of faulting
-        return new Segment(backend, meta, false, null, all, path, -1, handle, -1);
+        return new Segment(backend, facts, false, null, all, path, -1, handle, -1);
     }
 
     public Backend backend() {
         return backend;
     }
 
-    public SegmentMeta meta() {
-        return meta;
+    public SegmentFacts facts() {
+        return facts;
     }
 
     public boolean isOwner() {
@@ -137,7 +137,7 @@ public final class Segment {
      * Idempotent.
      */
     public void close() {
-        if (owner && !meta.persistent()) {
+        if (owner && !facts.persistent()) {
             destroy();
         } else {
             release();
@@ -147,7 +147,7 @@ public final class Segment {
     /** Owner only: removes the name or file, then detaches. Idempotent. */
     public void destroy() {
         if (!owner) {
-            throw new IllegalStateException("only the creator (pid " + meta.creatorPid() + ") may destroy "
+            throw new IllegalStateException("only the creator (pid " + facts.creatorPid() + ") may destroy "
                     + handle + "; this process attached it: close() it instead");
         }
         synchronized (this) {
@@ -167,7 +167,7 @@ public final class Segment {
         }
         closed = true;
         Registry.remove(this);
-        ArrayLock.release(meta.id());
+        ArrayLock.release(facts.id());
         if (arena != null) {
             closeArena();
         }
