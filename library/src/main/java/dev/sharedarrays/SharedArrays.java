@@ -152,7 +152,13 @@ public final class SharedArrays {
         return Backends.remove(handle);
     }
 
-    /** Describes one array by handle. */
+    /**
+     * Describes one array by handle, without attaching it. An anonymous array can be described
+     * only by the process that created it.
+     *
+     * @throws SegmentNotFoundException if nothing is there
+     * @throws InvalidSegmentException if what is there is not a shared-arrays segment
+     */
     public static SegmentInfo inspect(ArrayHandle handle) {
         return Backends.inspect(handle);
     }

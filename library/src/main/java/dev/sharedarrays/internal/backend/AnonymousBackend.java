@@ -10,7 +10,6 @@ import dev.sharedarrays.internal.segment.SegmentFacts;
 import dev.sharedarrays.internal.segment.SegmentScan;
 
 import dev.sharedarrays.ArrayHandle;
-import dev.sharedarrays.Backend;
 import dev.sharedarrays.CreateOptions;
 import dev.sharedarrays.SegmentInfo;
 import dev.sharedarrays.SegmentNotFoundException;
@@ -26,11 +25,6 @@ import java.util.OptionalLong;
 final class AnonymousBackend implements SegmentBackend<ArrayHandle.Anonymous> {
 
     @Override
-    public Backend kind() {
-        return Backend.ANONYMOUS;
-    }
-
-    @Override
     public Segment create(SegmentFacts facts, CreateOptions options) {
         long size = facts.fileSize();
         Arena arena = Arena.ofShared();
@@ -38,7 +32,7 @@ final class AnonymousBackend implements SegmentBackend<ArrayHandle.Anonymous> {
             long address = Libc.mmap(size, Libc.PROT_READ | Libc.PROT_WRITE, Libc.MAP_SHARED | Libc.MAP_ANONYMOUS, -1, 0, "anonymous");
             MemorySegment all = MemorySegment.ofAddress(address).reinterpret(size, arena, s -> Libc.munmap(address, size));
             ControlBlock.initialize(all, all.asSlice(size - SegmentDescriptor.CONTROL_SIZE), facts);
-            return new Segment(Backend.ANONYMOUS, facts, true, arena, all, null, -1,
+            return new Segment(facts, true, arena, all, null, -1,
                     ArrayHandle.anonymous(Proc.selfPid(), OptionalLong.of(facts.id())), -1);
         } catch (RuntimeException | Error e) {
             arena.close();

@@ -6,7 +6,6 @@ import dev.sharedarrays.internal.segment.SegmentFacts;
 import dev.sharedarrays.internal.segment.SegmentScan;
 
 import dev.sharedarrays.ArrayHandle;
-import dev.sharedarrays.Backend;
 import dev.sharedarrays.CreateOptions;
 import dev.sharedarrays.SegmentInfo;
 import dev.sharedarrays.SharedArrayException;
@@ -29,11 +28,6 @@ final class FileBackend implements SegmentBackend<ArrayHandle.File> {
     }
 
     @Override
-    public Backend kind() {
-        return Backend.FILE;
-    }
-
-    @Override
     public Segment create(SegmentFacts facts, CreateOptions options) {
         Path target;
         if (options.file() != null) {
@@ -47,7 +41,7 @@ final class FileBackend implements SegmentBackend<ArrayHandle.File> {
             }
             target = dir.resolve(Names.validate(Names.orGenerated(options.name())));
         }
-        return SegmentFiles.createExclusive(Backend.FILE, target, facts,
+        return SegmentFiles.createExclusive(target, facts,
                 "free space in " + target.getParent() + " or choose another directory",
                 id -> ArrayHandle.file(target, id));
     }
@@ -60,7 +54,7 @@ final class FileBackend implements SegmentBackend<ArrayHandle.File> {
 
     @Override
     public Segment attach(ArrayHandle.File h) {
-        return SegmentFiles.attachFile(Backend.FILE, h.path(), h, id -> ArrayHandle.file(h.path(), id));
+        return SegmentFiles.attachFile(h.path(), h, id -> ArrayHandle.file(h.path(), id));
     }
 
     @Override

@@ -11,7 +11,6 @@ import dev.sharedarrays.internal.segment.SegmentFacts;
 import dev.sharedarrays.internal.segment.SegmentScan;
 
 import dev.sharedarrays.ArrayHandle;
-import dev.sharedarrays.Backend;
 import dev.sharedarrays.CreateOptions;
 import dev.sharedarrays.InsufficientSpaceException;
 import dev.sharedarrays.SegmentInfo;
@@ -27,11 +26,6 @@ import java.util.OptionalLong;
  * memory goes when the last descriptor and mapping go.
  */
 final class MemfdBackend implements SegmentBackend<ArrayHandle.Memfd> {
-
-    @Override
-    public Backend kind() {
-        return Backend.MEMFD;
-    }
 
     @Override
     public Segment create(SegmentFacts facts, CreateOptions options) {
@@ -59,7 +53,7 @@ final class MemfdBackend implements SegmentBackend<ArrayHandle.Memfd> {
             MemorySegment all = SegmentFiles.map(fd, size, arena, "memfd " + name);
             ControlBlock.initialize(all, all.asSlice(size - SegmentDescriptor.CONTROL_SIZE), facts);
             ArrayHandle handle = ArrayHandle.memfd(Proc.selfPid(), fd, OptionalLong.of(facts.id()));
-            return new Segment(Backend.MEMFD, facts, true, arena, all, null, fd, handle, -1);
+            return new Segment(facts, true, arena, all, null, fd, handle, -1);
         } catch (RuntimeException | Error e) {
             if (arena != null) {
                 arena.close();
@@ -91,7 +85,7 @@ final class MemfdBackend implements SegmentBackend<ArrayHandle.Memfd> {
      * @param expected the handle attached by; its id, if any, must be the segment's
      */
     static Segment attachDescriptor(int fd, ArrayHandle expected, String where) {
-        return SegmentFiles.attach(Backend.MEMFD, fd, true, null, expected, where,
+        return SegmentFiles.attach(fd, true, null, expected, where,
                 id -> ArrayHandle.memfd(Proc.selfPid(), fd, id));
     }
 

@@ -4,7 +4,6 @@ import dev.sharedarrays.internal.segment.Segment;
 import dev.sharedarrays.internal.segment.SegmentFacts;
 
 import dev.sharedarrays.ArrayHandle;
-import dev.sharedarrays.Backend;
 import dev.sharedarrays.CreateOptions;
 import dev.sharedarrays.SegmentInfo;
 import java.nio.file.Path;
@@ -19,8 +18,6 @@ import java.util.Optional;
  * @param <H> the handle kind this backend's arrays have
  */
 interface SegmentBackend<H extends ArrayHandle> {
-
-    Backend kind();
 
     /**
      * Creates a zero-filled segment with these facts; {@code options} gives the name or file.

@@ -10,7 +10,6 @@ import dev.sharedarrays.internal.segment.SegmentDescriptor;
 import dev.sharedarrays.internal.segment.SegmentFacts;
 
 import dev.sharedarrays.ArrayHandle;
-import dev.sharedarrays.Backend;
 import dev.sharedarrays.InsufficientSpaceException;
 import dev.sharedarrays.InvalidSegmentException;
 import dev.sharedarrays.SegmentExistsException;
@@ -41,7 +40,7 @@ final class SegmentFiles {
      * @param spaceFix what the user can do when the directory is full, for the message
      * @param handleOf the handle of the new segment, given its id
      */
-    static Segment createExclusive(Backend kind, Path target, SegmentFacts facts, String spaceFix,
+    static Segment createExclusive(Path target, SegmentFacts facts, String spaceFix,
             Function<OptionalLong, ArrayHandle> handleOf) {
         Path dir = target.getParent();
         long size = facts.fileSize();
@@ -75,7 +74,7 @@ final class SegmentFiles {
             Libc.unlink(temp.toString());
             Libc.close(fd);
             fd = -1;
-            return new Segment(kind, facts, true, arena, all, target, -1, handleOf.apply(OptionalLong.of(facts.id())), -1);
+            return new Segment(facts, true, arena, all, target, -1, handleOf.apply(OptionalLong.of(facts.id())), -1);
         } catch (RuntimeException | Error e) {
             if (arena != null) {
                 arena.close();
@@ -125,7 +124,7 @@ final class SegmentFiles {
      *
      * @param handleOf the handle of the attached segment, given its id
      */
-    static Segment attachFile(Backend kind, Path path, ArrayHandle expected, Function<OptionalLong, ArrayHandle> handleOf) {
+    static Segment attachFile(Path path, ArrayHandle expected, Function<OptionalLong, ArrayHandle> handleOf) {
         int fd = Libc.open(path.toString(), Libc.O_RDWR | Libc.O_NOFOLLOW | Libc.O_CLOEXEC | Libc.O_NONBLOCK, 0);
         if (fd < 0) {
             int errno = Libc.errno();
@@ -137,7 +136,7 @@ final class SegmentFiles {
             }
             throw Libc.failure("open", path.toString(), errno);
         }
-        return attach(kind, fd, false, path, expected, path.toString(), handleOf);
+        return attach(fd, false, path, expected, path.toString(), handleOf);
     }
 
     /**
@@ -147,7 +146,7 @@ final class SegmentFiles {
      * @param expected the handle attached by; its id, if any, must be the segment's
      * @param where    the path or handle, for messages
      */
-    static Segment attach(Backend kind, int fd, boolean keepFd, Path path, ArrayHandle expected, String where,
+    static Segment attach(int fd, boolean keepFd, Path path, ArrayHandle expected, String where,
             Function<OptionalLong, ArrayHandle> handleOf) {
         Arena arena = null;
         try {
@@ -168,7 +167,7 @@ final class SegmentFiles {
                 Libc.close(fd);
                 fd = -1;
             }
-            return new Segment(kind, facts, false, arena, all, path, fd, handle, slot);
+            return new Segment(facts, false, arena, all, path, fd, handle, slot);
         } catch (RuntimeException | Error e) {
             if (arena != null) {
                 arena.close();

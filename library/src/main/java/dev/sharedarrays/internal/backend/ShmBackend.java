@@ -7,7 +7,6 @@ import dev.sharedarrays.internal.segment.SegmentFacts;
 import dev.sharedarrays.internal.segment.SegmentScan;
 
 import dev.sharedarrays.ArrayHandle;
-import dev.sharedarrays.Backend;
 import dev.sharedarrays.CreateOptions;
 import dev.sharedarrays.SegmentInfo;
 import java.nio.file.Files;
@@ -46,22 +45,17 @@ public final class ShmBackend implements SegmentBackend<ArrayHandle.Shm> {
     }
 
     @Override
-    public Backend kind() {
-        return Backend.SHM;
-    }
-
-    @Override
     public Segment create(SegmentFacts facts, CreateOptions options) {
         Path dir = directory();
         Path target = dir.resolve(Names.validate(Names.orGenerated(options.name())));
-        return SegmentFiles.createExclusive(Backend.SHM, target, facts,
+        return SegmentFiles.createExclusive(target, facts,
                 "set " + BackendSelection.BACKEND_ENV + "=memfd or enlarge " + dir,
                 id -> ArrayHandle.shm(target.getFileName().toString(), id));
     }
 
     @Override
     public Segment attach(ArrayHandle.Shm h) {
-        return SegmentFiles.attachFile(Backend.SHM, directory().resolve(h.name()), h, id -> ArrayHandle.shm(h.name(), id));
+        return SegmentFiles.attachFile(directory().resolve(h.name()), h, id -> ArrayHandle.shm(h.name(), id));
     }
 
     @Override

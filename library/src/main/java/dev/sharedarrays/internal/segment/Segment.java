@@ -18,7 +18,6 @@ import java.nio.file.Path;
  * instead of reading unmapped memory. Thread-safe.
  */
 public final class Segment {
-    private final Backend backend;
     private final SegmentFacts facts;
     private final boolean owner;
     /** Null for a same-process view that borrows the owner's mapping. */
@@ -34,9 +33,16 @@ public final class Segment {
     private int fd;
     private volatile boolean closed;
 
-    public Segment(Backend backend, SegmentFacts facts, boolean owner, Arena arena, MemorySegment all,
+    /**
+     * @param owner  whether this process created the segment (and removes it on close unless persistent)
+     * @param arena  the arena of the mapping, closed on close; null for a borrowed view
+     * @param all    header, data and control block
+     * @param path   the file of shm and file segments, else null
+     * @param fd     the memfd descriptor this view keeps open, else -1
+     * @param slot   the attach slot this view holds, else -1
+     */
+    public Segment(SegmentFacts facts, boolean owner, Arena arena, MemorySegment all,
             Path path, int fd, ArrayHandle handle, int slot) {
-        this.backend = backend;
         this.facts = facts;
         this.owner = owner;
         this.arena = arena;
@@ -55,11 +61,11 @@ public final class Segment {
     public Segment borrow() {
         checkOpen();
         // the same scope as ours: when the owner unmaps, the view fails cleanly instead of faulting
-        return new Segment(backend, facts, false, null, all, path, -1, handle, -1);
+        return new Segment(facts, false, null, all, path, -1, handle, -1);
     }
 
     public Backend backend() {
-        return backend;
+        return handle.backend();
     }
 
     public SegmentFacts facts() {
@@ -127,7 +133,7 @@ public final class Segment {
     /** Flushes a file-backed array to its file (msync); a no-op for memory backends. */
     public void sync() {
         checkOpen();
-        if (backend == Backend.FILE) {
+        if (handle instanceof ArrayHandle.File) {
             Libc.msync(all.address(), all.byteSize(), path.toString());
         }
     }
