@@ -91,7 +91,6 @@ final class MemfdBackend implements SegmentBackend<ArrayHandle.Memfd> {
 
     @Override
     public SegmentInfo inspect(ArrayHandle.Memfd h) {
-        // /proc/<pid>/fd/<n> is a magic link: FileChannel with NOFOLLOW would refuse it, so open it via a fresh fd
         Path proc = Path.of("/proc", Long.toString(h.pid()), "fd", Integer.toString(h.fd()));
         int fd = Libc.open(proc.toString(), Libc.O_RDONLY | Libc.O_CLOEXEC, 0);
         if (fd < 0) {
@@ -99,7 +98,7 @@ final class MemfdBackend implements SegmentBackend<ArrayHandle.Memfd> {
                     + "): process " + h.pid() + " exited or closed the array");
         }
         try {
-            return SegmentScan.read(Path.of("/proc/self/fd/" + fd), h);
+            return SegmentScan.readDescriptor(fd, proc, h);
         } finally {
             Libc.close(fd);
         }

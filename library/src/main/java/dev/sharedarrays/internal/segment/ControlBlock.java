@@ -28,22 +28,22 @@ public final class ControlBlock {
     }
 
     /** Writes header and control fields; the ready word last, with release semantics. */
-    public static void initialize(MemorySegment header, MemorySegment control, SegmentFacts m) {
-        MemorySegment.copy(MemorySegment.ofArray(npyHeader(m.dtype().descr(), m.shape())), 0, header, 0, DATA_OFFSET);
+    public static void initialize(MemorySegment header, MemorySegment control, SegmentFacts facts) {
+        MemorySegment.copy(MemorySegment.ofArray(npyHeader(facts.dtype().descr(), facts.shape())), 0, header, 0, DATA_OFFSET);
         control.set(LONG, MAGIC_OFFSET, MAGIC);
         control.set(INT, VERSION_OFFSET, VERSION);
-        control.set(INT, DTYPE_OFFSET, m.dtype().code());
-        control.set(INT, NDIM_OFFSET, m.shape().length);
+        control.set(INT, DTYPE_OFFSET, facts.dtype().code());
+        control.set(INT, NDIM_OFFSET, facts.shape().length);
         for (int i = 0; i < MAX_DIMS; i++) {
-            control.set(LONG, SHAPE_OFFSET + 8L * i, i < m.shape().length ? m.shape()[i] : 0);
+            control.set(LONG, SHAPE_OFFSET + 8L * i, i < facts.shape().length ? facts.shape()[i] : 0);
         }
         control.set(LONG, DATA_OFFSET_OFFSET, DATA_OFFSET);
-        control.set(LONG, DATA_LENGTH_OFFSET, m.dataLength());
-        control.set(LONG, ID_OFFSET, m.id());
-        control.set(LONG, CREATOR_PID_OFFSET, m.creatorPid());
-        control.set(LONG, CREATOR_START_OFFSET, m.creatorStart());
-        control.set(LONG, CREATED_OFFSET, m.createdMillis());
-        control.set(LONG, FLAGS_OFFSET, m.flags());
+        control.set(LONG, DATA_LENGTH_OFFSET, facts.dataLength());
+        control.set(LONG, ID_OFFSET, facts.id());
+        control.set(LONG, CREATOR_PID_OFFSET, facts.creatorPid());
+        control.set(LONG, CREATOR_START_OFFSET, facts.creatorStart());
+        control.set(LONG, CREATED_OFFSET, facts.createdMillis());
+        control.set(LONG, FLAGS_OFFSET, facts.flags());
         control.set(INT, CRC_OFFSET, crc(control));
         INT_VH.setRelease(control, READY_OFFSET, READY);
     }

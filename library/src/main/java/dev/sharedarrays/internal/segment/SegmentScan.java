@@ -16,12 +16,15 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * Reads segments without attaching or changing them, for ls and inspect: a header page and a
@@ -74,9 +77,23 @@ public final class SegmentScan {
      * @throws InvalidSegmentException if it is not one of ours, or is damaged
      */
     public static SegmentInfo read(Path path, ArrayHandle handleOrNull) {
+        return read(path, path, handleOrNull, LinkOption.NOFOLLOW_LINKS);
+    }
+
+    /**
+     * Reads the segment behind descriptor fd of this process (a memfd), reporting it under path
+     * and handle.
+     *
+     * @throws InvalidSegmentException if it is not one of ours, or is damaged
+     */
+    public static SegmentInfo readDescriptor(int fd, Path path, ArrayHandle handle) {
+        // /proc/self/fd/<fd> is a magic link to the memfd: opening it means following it
+        return read(Path.of("/proc/self/fd/" + fd), path, handle);
+    }
+
+    private static SegmentInfo read(Path source, Path path, ArrayHandle handleOrNull, LinkOption... links) {
         String where = path.toString();
-        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
-             Arena a = Arena.ofConfined()) {
+        try (FileChannel ch = FileChannel.open(source, readOptions(links)); Arena a = Arena.ofConfined()) {
             long size = ch.size();
             ControlBlock.checkFileSize(size, where);
             MemorySegment header = a.allocate(SegmentDescriptor.DATA_OFFSET, SegmentDescriptor.PAGE);
@@ -109,6 +126,12 @@ public final class SegmentScan {
                 Proc.isAlive(f.creatorPid(), f.creatorStart()));
         return new SegmentInfo(path, handle, f.dtype(), f.shape(), f.dataLength(), f.id(), creator, attached,
                 f.persistent(), f.backend(), Instant.ofEpochMilli(f.createdMillis()));
+    }
+
+    private static Set<OpenOption> readOptions(LinkOption... links) {
+        Set<OpenOption> options = new HashSet<>(List.of(links));
+        options.add(StandardOpenOption.READ);
+        return options;
     }
 
     private static void readFully(FileChannel ch, MemorySegment into, long position) throws IOException {

@@ -58,6 +58,18 @@ class BackendsTest : FunSpec({
         }
     }
 
+    test("a memfd array is described through /proc, under the path of its handle") {
+        SharedArrays.create(F64.TYPE, longArrayOf(5), CreateOptions.defaults().backend(Backend.MEMFD)).use { a ->
+            val h = a.handle() as ArrayHandle.Memfd
+            val info = SharedArrays.inspect(h)
+            info.path() shouldBe Path.of("/proc/${h.pid()}/fd/${h.fd()}")
+            info.handle() shouldBe h
+            info.backend() shouldBe Backend.MEMFD
+            info.id() shouldBe a.id()
+            info.bytes() shouldBe 40
+        }
+    }
+
     context("only arrays with a file can be removed by handle") {
         withData(
             ArrayHandle.memfd(1, 3, OptionalLong.empty()) to "memfd",
