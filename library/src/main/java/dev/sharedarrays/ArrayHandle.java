@@ -10,107 +10,196 @@ import java.util.OptionalLong;
 
 /**
  * How another process finds an array: a small immutable value whose string form fits in a
- * command-line argument or an environment variable.
+ * command-line argument or an environment variable. One record per backend:
  *
  * <pre>
- *   shm://&lt;name&gt;            a file in the shm directory of the attaching process
- *   memfd://&lt;pid&gt;/&lt;fd&gt;     descriptor fd of process pid, opened as /proc/&lt;pid&gt;/fd/&lt;fd&gt;
- *   file:///abs/path        a file (characters outside [A-Za-z0-9/._~-] percent-encoded)
- *   anonymous://&lt;pid&gt;      this process only
+ *   {@link Shm}        shm://&lt;name&gt;            a file in the shm directory of the attaching process
+ *   {@link Memfd}      memfd://&lt;pid&gt;/&lt;fd&gt;     descriptor fd of process pid, opened as /proc/&lt;pid&gt;/fd/&lt;fd&gt;
+ *   {@link File}       file:///abs/path        a file (characters outside [A-Za-z0-9/._~-] percent-encoded)
+ *   {@link Anonymous}  anonymous://&lt;pid&gt;      this process only
  * </pre>
  * Each form may end in {@code ?id=<16 hex digits>}: attach then checks that it reached the array
- * it was meant for. {@link #parse(String)} is the inverse of {@link #toString()}.
- * Instances are immutable and thread-safe.
+ * it was meant for. {@link #parse(String)} is the inverse of {@link #toString()}, and two
+ * handles are equal when their string forms are. Instances are immutable and thread-safe.
  */
-public final class ArrayHandle {
-    private final Backend backend;
-    private final String name;  // shm
-    private final long pid;     // memfd, anonymous
-    private final int fd;       // memfd
-    private final Path path;    // file
-    private final Long id;
+public sealed interface ArrayHandle {
 
-    private ArrayHandle(Backend backend, String name, long pid, int fd, Path path, Long id) {
-        this.backend = backend;
-        this.name = name;
-        this.pid = pid;
-        this.fd = fd;
-        this.path = path;
-        this.id = id;
-    }
+    /** The backend whose array this handle names. */
+    Backend backend();
 
-    /** {@code shm://name}; the name is validated as for creation. */
-    public static ArrayHandle shm(String name, OptionalLong id) {
-        Names.validate(name);
-        return new ArrayHandle(Backend.SHM, name, 0, -1, null, box(id));
-    }
+    /** The array id this handle expects, if it carries one. */
+    OptionalLong id();
 
-    /** {@code memfd://pid/fd}. */
-    public static ArrayHandle memfd(long pid, int fd, OptionalLong id) {
-        if (pid <= 0 || fd < 0) {
-            throw new IllegalArgumentException("memfd handle needs pid > 0 and fd >= 0, but was pid=" + pid + " fd=" + fd);
+    /** The same handle without the id check. */
+    ArrayHandle withoutId();
+
+    /**
+     * {@code shm://name}: a file in the shm directory.
+     *
+     * @throws IllegalArgumentException if the name is not a valid array name
+     */
+    record Shm(String name, OptionalLong id) implements ArrayHandle {
+        public Shm {
+            Names.validate(name);
+            Objects.requireNonNull(id, "id");
         }
-        return new ArrayHandle(Backend.MEMFD, null, pid, fd, null, box(id));
+
+        @Override
+        public Backend backend() {
+            return Backend.SHM;
+        }
+
+        @Override
+        public Shm withoutId() {
+            return new Shm(name, OptionalLong.empty());
+        }
+
+        @Override
+        public String toString() {
+            return form("shm://" + name, id);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return sameForm(this, o);
+        }
+
+        @Override
+        public int hashCode() {
+            return toString().hashCode();
+        }
+    }
+
+    /**
+     * {@code memfd://pid/fd}: descriptor {@code fd} of process {@code pid}.
+     *
+     * @throws IllegalArgumentException if {@code pid <= 0 || fd < 0}
+     */
+    record Memfd(long pid, int fd, OptionalLong id) implements ArrayHandle {
+        public Memfd {
+            if (pid <= 0 || fd < 0) {
+                throw new IllegalArgumentException("memfd handle needs pid > 0 and fd >= 0, but was pid=" + pid + " fd=" + fd);
+            }
+            Objects.requireNonNull(id, "id");
+        }
+
+        @Override
+        public Backend backend() {
+            return Backend.MEMFD;
+        }
+
+        @Override
+        public Memfd withoutId() {
+            return new Memfd(pid, fd, OptionalLong.empty());
+        }
+
+        @Override
+        public String toString() {
+            return form("memfd://" + pid + "/" + fd, id);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return sameForm(this, o);
+        }
+
+        @Override
+        public int hashCode() {
+            return toString().hashCode();
+        }
+    }
+
+    /** {@code file:///abs/path}; the path is made absolute and normalized. */
+    record File(Path path, OptionalLong id) implements ArrayHandle {
+        public File {
+            path = path.toAbsolutePath().normalize();
+            Objects.requireNonNull(id, "id");
+        }
+
+        @Override
+        public Backend backend() {
+            return Backend.FILE;
+        }
+
+        @Override
+        public File withoutId() {
+            return new File(path, OptionalLong.empty());
+        }
+
+        @Override
+        public String toString() {
+            return form("file://" + encode(path.toString()), id);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return sameForm(this, o);
+        }
+
+        @Override
+        public int hashCode() {
+            return toString().hashCode();
+        }
+    }
+
+    /** {@code anonymous://pid}: usable in process {@code pid} only. */
+    record Anonymous(long pid, OptionalLong id) implements ArrayHandle {
+        public Anonymous {
+            Objects.requireNonNull(id, "id");
+        }
+
+        @Override
+        public Backend backend() {
+            return Backend.ANONYMOUS;
+        }
+
+        @Override
+        public Anonymous withoutId() {
+            return new Anonymous(pid, OptionalLong.empty());
+        }
+
+        @Override
+        public String toString() {
+            return form("anonymous://" + pid, id);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return sameForm(this, o);
+        }
+
+        @Override
+        public int hashCode() {
+            return toString().hashCode();
+        }
+    }
+
+    /**
+     * {@code shm://name}.
+     *
+     * @throws IllegalArgumentException if the name is not a valid array name
+     */
+    static Shm shm(String name, OptionalLong id) {
+        return new Shm(name, id);
+    }
+
+    /**
+     * {@code memfd://pid/fd}.
+     *
+     * @throws IllegalArgumentException if {@code pid <= 0 || fd < 0}
+     */
+    static Memfd memfd(long pid, int fd, OptionalLong id) {
+        return new Memfd(pid, fd, id);
     }
 
     /** {@code file:///abs/path}; the path is made absolute. */
-    public static ArrayHandle file(Path path, OptionalLong id) {
-        return new ArrayHandle(Backend.FILE, null, 0, -1, path.toAbsolutePath().normalize(), box(id));
+    static File file(Path path, OptionalLong id) {
+        return new File(path, id);
     }
 
     /** {@code anonymous://pid}: usable in process pid only. */
-    public static ArrayHandle anonymous(long pid, OptionalLong id) {
-        return new ArrayHandle(Backend.ANONYMOUS, null, pid, -1, null, box(id));
-    }
-
-    private static Long box(OptionalLong id) {
-        return id.isPresent() ? id.getAsLong() : null;
-    }
-
-    public Backend backend() {
-        return backend;
-    }
-
-    /** The shm name, for {@link Backend#SHM} handles. */
-    public String name() {
-        require(Backend.SHM);
-        return name;
-    }
-
-    /** The owning process, for {@link Backend#MEMFD} and {@link Backend#ANONYMOUS} handles. */
-    public long pid() {
-        if (backend != Backend.MEMFD && backend != Backend.ANONYMOUS) {
-            throw new IllegalStateException("a " + backend.id() + " handle has no pid: " + this);
-        }
-        return pid;
-    }
-
-    /** The descriptor number in process {@link #pid()}, for {@link Backend#MEMFD} handles. */
-    public int fd() {
-        require(Backend.MEMFD);
-        return fd;
-    }
-
-    /** The file, for {@link Backend#FILE} handles. */
-    public Path path() {
-        require(Backend.FILE);
-        return path;
-    }
-
-    /** The array id this handle expects, if it carries one. */
-    public OptionalLong id() {
-        return id == null ? OptionalLong.empty() : OptionalLong.of(id);
-    }
-
-    /** The same handle without the id check. */
-    public ArrayHandle withoutId() {
-        return new ArrayHandle(backend, name, pid, fd, path, null);
-    }
-
-    private void require(Backend expected) {
-        if (backend != expected) {
-            throw new IllegalStateException("not a " + expected.id() + " handle: " + this);
-        }
+    static Anonymous anonymous(long pid, OptionalLong id) {
+        return new Anonymous(pid, id);
     }
 
     /**
@@ -118,7 +207,7 @@ public final class ArrayHandle {
      *
      * @throws IllegalArgumentException naming the string and what is wrong with it
      */
-    public static ArrayHandle parse(String text) {
+    static ArrayHandle parse(String text) {
         Objects.requireNonNull(text, "text");
         int sep = text.indexOf("://");
         if (sep < 0) {
@@ -177,25 +266,12 @@ public final class ArrayHandle {
         return new IllegalArgumentException("invalid array handle '" + text + "': " + why);
     }
 
-    @Override
-    public String toString() {
-        String base = switch (backend) {
-            case SHM -> "shm://" + name;
-            case MEMFD -> "memfd://" + pid + "/" + fd;
-            case FILE -> "file://" + encode(path.toString());
-            case ANONYMOUS -> "anonymous://" + pid;
-        };
-        return id == null ? base : base + "?id=" + HexFormat.of().toHexDigits(id);
+    private static String form(String base, OptionalLong id) {
+        return id.isPresent() ? base + "?id=" + HexFormat.of().toHexDigits(id.getAsLong()) : base;
     }
 
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof ArrayHandle h && toString().equals(h.toString());
-    }
-
-    @Override
-    public int hashCode() {
-        return toString().hashCode();
+    private static boolean sameForm(ArrayHandle self, Object o) {
+        return o instanceof ArrayHandle h && self.toString().equals(h.toString());
     }
 
     private static boolean plain(int b) {

@@ -9,7 +9,7 @@ import java.util.List;
  * What a segment's control block says, read without attaching: for {@code ls}, {@code inspect}
  * and {@code sweep}. A snapshot; liveness is as of the read.
  *
- * @param path       the file (shm, file) or /proc path (memfd)
+ * @param path       the file (shm, file) or /proc path (memfd); null for an anonymous array
  * @param handle     the handle to attach it by
  * @param dtype      element type
  * @param shape      shape (a copy)

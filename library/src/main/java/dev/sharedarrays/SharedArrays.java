@@ -1,10 +1,11 @@
 package dev.sharedarrays;
 
 import dev.sharedarrays.internal.backend.BackendSelection;
-import dev.sharedarrays.internal.backend.Config;
+import dev.sharedarrays.internal.backend.Backends;
 import dev.sharedarrays.internal.backend.FdPassing;
+import dev.sharedarrays.internal.backend.ShmBackend;
 import dev.sharedarrays.internal.segment.Segment;
-import dev.sharedarrays.internal.backend.Segments;
+import dev.sharedarrays.internal.segment.SegmentScan;
 import dev.sharedarrays.internal.segment.Sweeper;
 import java.nio.file.Path;
 import java.util.List;
@@ -45,15 +46,7 @@ public final class SharedArrays {
      * @throws NativeCallException if an OS call fails otherwise
      */
     public static <T extends DType<T>> SharedNDArray<T> create(T dtype, long[] shape, CreateOptions options) {
-        Backend backend;
-        if (options.file() != null) {
-            backend = Backend.FILE;
-        } else {
-            Backend env = Config.envBackend();
-            backend = env != null ? env : options.backend() != null ? options.backend() : BackendSelection.current();
-        }
-        Segment s = Segments.create(new Segments.Request(dtype, shape, backend, options.name(), options.file(), options.persistent()));
-        return new SharedNDArray<>(s, dtype);
+        return new SharedNDArray<>(Backends.create(dtype, shape, options), dtype);
     }
 
     /**
@@ -77,7 +70,7 @@ public final class SharedArrays {
      *         array of the handle's id
      */
     public static SharedNDArray<?> attach(ArrayHandle handle) {
-        return wrap(Segments.attach(handle));
+        return wrap(Backends.attach(handle));
     }
 
     /** {@link #attach(ArrayHandle)} of {@link ArrayHandle#parse(String)}. */
@@ -102,7 +95,7 @@ public final class SharedArrays {
 
     @SuppressWarnings({"unchecked", "rawtypes"})
     static SharedNDArray<?> wrap(Segment s) {
-        return new SharedNDArray(s, s.meta().dtype());
+        return new SharedNDArray(s, s.facts().dtype());
     }
 
     /**
@@ -121,7 +114,7 @@ public final class SharedArrays {
 
     /** The shm directory: {@code SHARED_ARRAYS_DIR}, default /dev/shm. */
     public static Path shmDirectory() {
-        return Config.shmDir();
+        return ShmBackend.directory();
     }
 
     /**
@@ -145,7 +138,7 @@ public final class SharedArrays {
      * directory): dtype, shape, creator, attached processes and their liveness.
      */
     public static List<SegmentInfo> list() {
-        return Sweeper.list();
+        return SegmentScan.list(Backends.scanDirectories());
     }
 
     /**
@@ -156,12 +149,18 @@ public final class SharedArrays {
      * @throws SegmentNotFoundException if nothing is there
      */
     public static Path remove(ArrayHandle handle) {
-        return Sweeper.remove(handle);
+        return Backends.remove(handle);
     }
 
-    /** Describes one array by handle. */
+    /**
+     * Describes one array by handle, without attaching it. An anonymous array can be described
+     * only by the process that created it.
+     *
+     * @throws SegmentNotFoundException if nothing is there
+     * @throws InvalidSegmentException if what is there is not a shared-arrays segment
+     */
     public static SegmentInfo inspect(ArrayHandle handle) {
-        return Sweeper.inspect(handle);
+        return Backends.inspect(handle);
     }
 
     /**
@@ -173,6 +172,6 @@ public final class SharedArrays {
      * @return the files removed (or that would be)
      */
     public static List<Path> sweep(boolean dryRun) {
-        return Sweeper.sweep(dryRun);
+        return Sweeper.sweep(Backends.scanDirectories(), dryRun);
     }
 }

@@ -68,7 +68,7 @@ public final class SharedNDArray<T extends DType<T>>
     private final Locking locks;
 
     SharedNDArray(Segment segment, T dtype) {
-        this(segment, dtype, StridedLayout.contiguous(segment.meta().shape()), null, true);
+        this(segment, dtype, StridedLayout.contiguous(segment.facts().shape()), null, true);
     }
 
     private SharedNDArray(Segment segment, T dtype, StridedLayout layout, SharedNDArray<T> base, boolean locking) {
@@ -153,7 +153,7 @@ public final class SharedNDArray<T extends DType<T>>
 
     /** The 64-bit random id written at creation, the same in every process. */
     public long id() {
-        return segment.meta().id();
+        return segment.facts().id();
     }
 
     /** True in the process that created the array. */
@@ -163,7 +163,7 @@ public final class SharedNDArray<T extends DType<T>>
 
     /** True if closing the owner leaves the array in place. */
     public boolean isPersistent() {
-        return segment.meta().persistent();
+        return segment.facts().persistent();
     }
 
     public boolean isClosed() {

@@ -44,7 +44,7 @@ class ArrayHandleTest : FunSpec({
         ArrayHandle.shm("frames", OptionalLong.empty()).toString() shouldBe "shm://frames"
         ArrayHandle.memfd(12, 7, OptionalLong.of(0xabcL)).toString() shouldBe "memfd://12/7?id=0000000000000abc"
         ArrayHandle.file(Path.of("/data/a b?.npy"), OptionalLong.empty()).toString() shouldBe "file:///data/a%20b%3F.npy"
-        ArrayHandle.parse("file:///data/a%20b%3F.npy").path() shouldBe Path.of("/data/a b?.npy")
+        (ArrayHandle.parse("file:///data/a%20b%3F.npy") as ArrayHandle.File).path() shouldBe Path.of("/data/a b?.npy")
     }
 
     context("malformed handles are rejected with the text and the reason") {

@@ -25,7 +25,7 @@ class CorruptSegmentTest : FunSpec({
     val dir = scratchDir("corrupt")
     afterSpec { dir.deleteRecursively() }
 
-    // offsets of the control block, as SegmentLayout documents them
+    // offsets of the control block, as SegmentDescriptor documents them
     val magic = 0
     val version = 8
     val ready = 12

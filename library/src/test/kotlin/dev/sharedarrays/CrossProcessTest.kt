@@ -98,8 +98,8 @@ class CrossProcessTest : FunSpec({
     test("at normal exit a process destroys the non-persistent arrays it created and keeps persistent ones") {
         val shm = SharedArrays.shmDirectory()
         ChildJvm("leak").use { child ->
-            val temporary = ArrayHandle.parse(child.expectLine("HANDLE "))
-            val persistent = ArrayHandle.parse(child.expectLine("HANDLE "))
+            val temporary = ArrayHandle.parse(child.expectLine("HANDLE ")) as ArrayHandle.Shm
+            val persistent = ArrayHandle.parse(child.expectLine("HANDLE ")) as ArrayHandle.Shm
             child.waitForExit() shouldBe 0
             try {
                 java.nio.file.Files.exists(shm.resolve(temporary.name())) shouldBe false

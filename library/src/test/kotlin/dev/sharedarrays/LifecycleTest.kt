@@ -61,7 +61,7 @@ class LifecycleTest : FunSpec({
 
     test("close and destroy are idempotent; use after close is IllegalStateException") {
         val a = SharedArrays.create(I32.TYPE, longArrayOf(10), CreateOptions.defaults().backend(Backend.SHM))
-        val file = shm.resolve(a.handle().name())
+        val file = shm.resolve((a.handle() as ArrayHandle.Shm).name())
         Files.exists(file) shouldBe true
         a.close()
         a.close()
@@ -96,7 +96,7 @@ class LifecycleTest : FunSpec({
         } finally {
             SharedArrays.remove(a.handle())
         }
-        Files.exists(shm.resolve(a.handle().name())) shouldBe false
+        Files.exists(shm.resolve((a.handle() as ArrayHandle.Shm).name())) shouldBe false
     }
 
     test("file backend at a chosen path is persistent and readable again") {
@@ -117,7 +117,7 @@ class LifecycleTest : FunSpec({
 
     test("files are created with mode 0600") {
         SharedArrays.create(U8.TYPE, longArrayOf(16), CreateOptions.defaults().backend(Backend.SHM)).use { a ->
-            PosixFilePermissions.toString(Files.getPosixFilePermissions(shm.resolve(a.handle().name()))) shouldBe "rw-------"
+            PosixFilePermissions.toString(Files.getPosixFilePermissions(shm.resolve((a.handle() as ArrayHandle.Shm).name()))) shouldBe "rw-------"
         }
     }
 

@@ -26,9 +26,9 @@ class SweepTest : FunSpec({
             val foreign = File(dir, "foreign.dat").apply { writeText("not a segment") }
             val foreignNpy = File(dir, "foreign.npy").apply { writeBytes(ByteArray(3 * 4096) { (it % 251).toByte() }) }
             val victim = ChildJvm("hold", "3", "1000", env = env).also { started += it }
-            val victimHandles = (1..3).map { ArrayHandle.parse(victim.expectLine("HANDLE ")) }
+            val victimHandles = (1..3).map { ArrayHandle.parse(victim.expectLine("HANDLE ")) as ArrayHandle.Shm }
             val live = ChildJvm("hold", "1", "1000", env = env).also { started += it }
-            val liveHandle = ArrayHandle.parse(live.expectLine("HANDLE "))
+            val liveHandle = ArrayHandle.parse(live.expectLine("HANDLE ")) as ArrayHandle.Shm
             // a live process keeps one of the victim's arrays in use
             val attacher = ChildJvm("attach-hold", victimHandles[2].toString(), env = env).also { started += it }
             attacher.expectLine("ATTACHED")
@@ -82,7 +82,7 @@ class SweepTest : FunSpec({
             }
             foreign.exists() shouldBe true
             ChildJvm("hold", "1", "10", env = env).use { holder ->
-                val h = ArrayHandle.parse(holder.expectLine("HANDLE "))
+                val h = ArrayHandle.parse(holder.expectLine("HANDLE ")) as ArrayHandle.Shm
                 ChildJvm("cli", "rm", h.name(), env = env).use { c -> c.expectLine("EXIT ").toInt() shouldBe 0 }
                 File(dir, h.name()).exists() shouldBe false
             }

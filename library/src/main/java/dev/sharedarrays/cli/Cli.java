@@ -1,6 +1,6 @@
 package dev.sharedarrays.cli;
 
-import dev.sharedarrays.internal.backend.Config;
+import dev.sharedarrays.internal.os.Units;
 
 import dev.sharedarrays.ArrayHandle;
 import dev.sharedarrays.SegmentInfo;
@@ -80,7 +80,7 @@ public final class Cli {
     private static String usage() {
         String dir;
         try {
-            dir = Config.shmDir().toString();
+            dir = SharedArrays.shmDirectory().toString();
         } catch (IllegalStateException e) {
             dir = e.getMessage();
         }
@@ -112,7 +112,7 @@ public final class Cli {
         out.printf(fmt, "NAME", "DTYPE", "SHAPE", "SIZE", "BACKEND", "CREATOR", "ATTACHED");
         for (SegmentInfo i : all) {
             String name = i.backend() == dev.sharedarrays.Backend.FILE ? i.path().toString() : i.path().getFileName().toString();
-            out.printf(fmt, name, i.dtype(), shape(i.shape()), Config.bytes(i.bytes()), i.backend().id(),
+            out.printf(fmt, name, i.dtype(), shape(i.shape()), Units.bytes(i.bytes()), i.backend().id(),
                     i.creator().pid() + (i.creator().alive() ? " alive" : " dead"), attached(i));
         }
         out.println(all.size() + " segment(s)" + (all.isEmpty() ? "" : ", " + all.stream().filter(i -> !i.inUse() && !i.persistent()).count()
@@ -136,7 +136,7 @@ public final class Cli {
         out.println("path       " + i.path());
         out.println("dtype      " + i.dtype() + " (" + i.dtype().descr() + ")");
         out.println("shape      " + Arrays.toString(i.shape()));
-        out.println("size       " + Config.bytes(i.bytes()) + " (" + i.bytes() + " bytes of data)");
+        out.println("size       " + Units.bytes(i.bytes()) + " (" + i.bytes() + " bytes of data)");
         out.println("backend    " + i.backend().id() + (i.persistent() ? ", persistent" : ""));
         out.println("id         " + HexFormat.of().toHexDigits(i.id()));
         out.println("created    " + i.created());

@@ -25,7 +25,7 @@ public final class Locking {
     }
 
     private long id() {
-        return segment.meta().id();
+        return segment.facts().id();
     }
 
     public void write(Runnable body) {

@@ -4,7 +4,6 @@ import dev.sharedarrays.internal.os.Libc;
 import dev.sharedarrays.internal.segment.Segment;
 
 import dev.sharedarrays.ArrayHandle;
-import dev.sharedarrays.Backend;
 import dev.sharedarrays.SegmentNotFoundException;
 import dev.sharedarrays.SharedArrayException;
 import java.lang.foreign.Arena;
@@ -134,7 +133,7 @@ public final class FdPassing {
             }
             int fd = received;
             received = -1; // attachFd owns it now
-            return Segments.attachFd(Backend.MEMFD, fd, null, sent, "descriptor received from " + path + " (" + sent + ")");
+            return MemfdBackend.attachDescriptor(fd, sent, "descriptor received from " + path + " (" + sent + ")");
         } catch (Throwable t) {
             throw Libc.rethrow(t);
         } finally {

@@ -12,11 +12,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.zip.CRC32C;
 
-import static dev.sharedarrays.internal.segment.SegmentLayout.*;
+import static dev.sharedarrays.internal.segment.SegmentDescriptor.*;
 
 /**
  * Reads, writes and validates the control block and header of a segment (see
- * {@link SegmentLayout} for the bytes). Works on mapped memory and on heap copies alike.
+ * {@link SegmentDescriptor} for the bytes). Works on mapped memory and on heap copies alike.
  */
 public final class ControlBlock {
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
@@ -28,22 +28,22 @@ public final class ControlBlock {
     }
 
     /** Writes header and control fields; the ready word last, with release semantics. */
-    public static void initialize(MemorySegment header, MemorySegment control, SegmentMeta m) {
-        MemorySegment.copy(MemorySegment.ofArray(npyHeader(m.dtype().descr(), m.shape())), 0, header, 0, DATA_OFFSET);
+    public static void initialize(MemorySegment header, MemorySegment control, SegmentFacts facts) {
+        MemorySegment.copy(MemorySegment.ofArray(npyHeader(facts.dtype().descr(), facts.shape())), 0, header, 0, DATA_OFFSET);
         control.set(LONG, MAGIC_OFFSET, MAGIC);
         control.set(INT, VERSION_OFFSET, VERSION);
-        control.set(INT, DTYPE_OFFSET, m.dtype().code());
-        control.set(INT, NDIM_OFFSET, m.shape().length);
+        control.set(INT, DTYPE_OFFSET, facts.dtype().code());
+        control.set(INT, NDIM_OFFSET, facts.shape().length);
         for (int i = 0; i < MAX_DIMS; i++) {
-            control.set(LONG, SHAPE_OFFSET + 8L * i, i < m.shape().length ? m.shape()[i] : 0);
+            control.set(LONG, SHAPE_OFFSET + 8L * i, i < facts.shape().length ? facts.shape()[i] : 0);
         }
         control.set(LONG, DATA_OFFSET_OFFSET, DATA_OFFSET);
-        control.set(LONG, DATA_LENGTH_OFFSET, m.dataLength());
-        control.set(LONG, ID_OFFSET, m.id());
-        control.set(LONG, CREATOR_PID_OFFSET, m.creatorPid());
-        control.set(LONG, CREATOR_START_OFFSET, m.creatorStart());
-        control.set(LONG, CREATED_OFFSET, m.createdMillis());
-        control.set(LONG, FLAGS_OFFSET, m.flags());
+        control.set(LONG, DATA_LENGTH_OFFSET, facts.dataLength());
+        control.set(LONG, ID_OFFSET, facts.id());
+        control.set(LONG, CREATOR_PID_OFFSET, facts.creatorPid());
+        control.set(LONG, CREATOR_START_OFFSET, facts.creatorStart());
+        control.set(LONG, CREATED_OFFSET, facts.createdMillis());
+        control.set(LONG, FLAGS_OFFSET, facts.flags());
         control.set(INT, CRC_OFFSET, crc(control));
         INT_VH.setRelease(control, READY_OFFSET, READY);
     }
@@ -65,7 +65,7 @@ public final class ControlBlock {
      * @param where    the path or handle, for messages
      * @throws InvalidSegmentException naming {@code where} and the first mismatch found
      */
-    public static SegmentMeta validate(MemorySegment header, MemorySegment control, long fileSize, String where) {
+    public static SegmentFacts validate(MemorySegment header, MemorySegment control, long fileSize, String where) {
         checkFileSize(fileSize, where);
         long magic = control.get(LONG, MAGIC_OFFSET);
         if (magic != MAGIC) {
@@ -135,7 +135,7 @@ public final class ControlBlock {
             throw invalid(where, ".npy header does not match the control block (expected "
                     + dtype.descr() + " " + Arrays.toString(shape) + ")");
         }
-        return new SegmentMeta(dtype, shape, dataLength, control.get(LONG, ID_OFFSET),
+        return new SegmentFacts(dtype, shape, dataLength, control.get(LONG, ID_OFFSET),
                 control.get(LONG, CREATOR_PID_OFFSET), control.get(LONG, CREATOR_START_OFFSET),
                 control.get(LONG, CREATED_OFFSET), control.get(LONG, FLAGS_OFFSET));
     }

@@ -1,9 +1,19 @@
 package dev.sharedarrays.internal.segment;
 
-/** Rules for segment names in the shm directory. */
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.random.RandomGenerator;
+
+/** Names of files in a segment directory: array names, generated names, and creates' temporary files. */
 public final class Names {
     /** Longest accepted name, in characters; below NAME_MAX (255) of every Linux file system. */
     public static final int MAX_LENGTH = 200;
+    /**
+     * Prefix of the temporary file a create writes before linking the final name; it starts with
+     * '.' so that no array name can collide with it.
+     */
+    public static final String TEMP_PREFIX = ".sa-tmp-";
+    private static final RandomGenerator RANDOM = new SecureRandom();
 
     private Names() {
     }
@@ -35,5 +45,35 @@ public final class Names {
             }
         }
         return name;
+    }
+
+    /** {@code name} if given, else a fresh {@code sa-<16 hex digits>}. */
+    public static String orGenerated(String name) {
+        return name != null ? name : "sa-" + HexFormat.of().toHexDigits(RANDOM.nextLong());
+    }
+
+    /** {@code .sa-tmp-<pid>-<start>-<8 hex digits>}: the creating process is in the name, for sweep. */
+    public static String temp(long pid, long startTime) {
+        return TEMP_PREFIX + pid + "-" + startTime + "-" + HexFormat.of().toHexDigits(RANDOM.nextInt());
+    }
+
+    public static boolean isTemp(String fileName) {
+        return fileName.startsWith(TEMP_PREFIX);
+    }
+
+    /** The {pid, start time} of a {@link #temp} name, or null if it is not one. */
+    public static long[] tempCreator(String fileName) {
+        if (!isTemp(fileName)) {
+            return null;
+        }
+        String[] parts = fileName.substring(TEMP_PREFIX.length()).split("-");
+        if (parts.length != 3) {
+            return null;
+        }
+        try {
+            return new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])};
+        } catch (NumberFormatException e) {
+            return null;
+        }
     }
 }

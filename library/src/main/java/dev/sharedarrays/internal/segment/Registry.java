@@ -35,7 +35,7 @@ public final class Registry {
     /** An open segment of this process with this id, for same-process attach of anonymous arrays. */
     public static Segment find(long id) {
         for (Segment s : OPEN) {
-            if (s.meta().id() == id && s.isOwner()) {
+            if (s.facts().id() == id && s.isOwner()) {
                 return s;
             }
         }

@@ -18,8 +18,7 @@ import java.nio.file.Path;
  * instead of reading unmapped memory. Thread-safe.
  */
 public final class Segment {
-    private final Backend backend;
-    private final SegmentMeta meta;
+    private final SegmentFacts facts;
     private final boolean owner;
     /** Null for a same-process view that borrows the owner's mapping. */
     private final Arena arena;
@@ -34,20 +33,27 @@ public final class Segment {
     private int fd;
     private volatile boolean closed;
 
-    public Segment(Backend backend, SegmentMeta meta, boolean owner, Arena arena, MemorySegment all,
+    /**
+     * @param owner  whether this process created the segment (and removes it on close unless persistent)
+     * @param arena  the arena of the mapping, closed on close; null for a borrowed view
+     * @param all    header, data and control block
+     * @param path   the file of shm and file segments, else null
+     * @param fd     the memfd descriptor this view keeps open, else -1
+     * @param slot   the attach slot this view holds, else -1
+     */
+    public Segment(SegmentFacts facts, boolean owner, Arena arena, MemorySegment all,
             Path path, int fd, ArrayHandle handle, int slot) {
-        this.backend = backend;
-        this.meta = meta;
+        this.facts = facts;
         this.owner = owner;
         this.arena = arena;
         this.all = all;
-        this.data = all.asSlice(SegmentLayout.DATA_OFFSET, meta.dataLength());
-        this.control = all.asSlice(all.byteSize() - SegmentLayout.CONTROL_SIZE, SegmentLayout.CONTROL_SIZE);
+        this.data = all.asSlice(SegmentDescriptor.DATA_OFFSET, facts.dataLength());
+        this.control = all.asSlice(all.byteSize() - SegmentDescriptor.CONTROL_SIZE, SegmentDescriptor.CONTROL_SIZE);
         this.path = path;
         this.fd = fd;
         this.handle = handle;
         this.slot = slot;
-        this.lock = ArrayLock.retain(meta.id());
+        this.lock = ArrayLock.retain(facts.id());
         Registry.add(this);
     }
 
@@ -55,15 +61,15 @@ public final class Segment {
     public Segment borrow() {
         checkOpen();
         // the same scope as ours: when the owner unmaps, the view fails cleanly instead of faulting
-        return new Segment(backend, meta, false, null, all, path, -1, handle, -1);
+        return new Segment(facts, false, null, all, path, -1, handle, -1);
     }
 
     public Backend backend() {
-        return backend;
+        return handle.backend();
     }
 
-    public SegmentMeta meta() {
-        return meta;
+    public SegmentFacts facts() {
+        return facts;
     }
 
     public boolean isOwner() {
@@ -127,7 +133,7 @@ public final class Segment {
     /** Flushes a file-backed array to its file (msync); a no-op for memory backends. */
     public void sync() {
         checkOpen();
-        if (backend == Backend.FILE) {
+        if (handle instanceof ArrayHandle.File) {
             Libc.msync(all.address(), all.byteSize(), path.toString());
         }
     }
@@ -137,7 +143,7 @@ public final class Segment {
      * Idempotent.
      */
     public void close() {
-        if (owner && !meta.persistent()) {
+        if (owner && !facts.persistent()) {
             destroy();
         } else {
             release();
@@ -147,7 +153,7 @@ public final class Segment {
     /** Owner only: removes the name or file, then detaches. Idempotent. */
     public void destroy() {
         if (!owner) {
-            throw new IllegalStateException("only the creator (pid " + meta.creatorPid() + ") may destroy "
+            throw new IllegalStateException("only the creator (pid " + facts.creatorPid() + ") may destroy "
                     + handle + "; this process attached it: close() it instead");
         }
         synchronized (this) {
@@ -167,7 +173,7 @@ public final class Segment {
         }
         closed = true;
         Registry.remove(this);
-        ArrayLock.release(meta.id());
+        ArrayLock.release(facts.id());
         if (arena != null) {
             closeArena();
         }

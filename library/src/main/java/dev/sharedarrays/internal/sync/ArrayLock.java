@@ -11,13 +11,13 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
-import static dev.sharedarrays.internal.segment.SegmentLayout.*;
+import static dev.sharedarrays.internal.segment.SegmentDescriptor.*;
 
 /**
  * The readers-writer lock of one array, in two tiers.
  *
  * <p>Across processes the lock is held by a process, in the control block's words (see
- * {@link SegmentLayout}): the writer word holds the ident of the writing process; each reading
+ * {@link SegmentDescriptor}): the writer word holds the ident of the writing process; each reading
  * process holds a reader slot. A writer first claims the writer word, which stops new readers
  * (writer preference), then waits until every reader slot is empty. A reader claims a slot and
  * then checks the writer word; if a writer came in between it steps back. Both sides use

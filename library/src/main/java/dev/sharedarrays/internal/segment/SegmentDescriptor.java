@@ -1,6 +1,7 @@
 package dev.sharedarrays.internal.segment;
 
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -47,7 +48,7 @@ import java.nio.charset.StandardCharsets;
  * ({@link Proc#ident}), so a reused pid never passes for a dead holder.
  * numpy reads only the header and the data, so the control block is invisible to it.
  */
-public final class SegmentLayout {
+public final class SegmentDescriptor {
     public static final int PAGE = 4096;
     public static final long DATA_OFFSET = PAGE;
     public static final int CONTROL_SIZE = PAGE;
@@ -92,7 +93,7 @@ public final class SegmentLayout {
 
     private static final byte[] NPY_MAGIC = {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
 
-    private SegmentLayout() {
+    private SegmentDescriptor() {
     }
 
     /** Bytes of data for a shape, or -1 if it overflows or exceeds {@link #MAX_DATA_BYTES}. */
@@ -156,6 +157,10 @@ public final class SegmentLayout {
     public static final MemorySegment PADDING;
 
     static {
+        // the data is .npy '<' (little-endian) and is read and written in native order
+        if (ByteOrder.nativeOrder() != ByteOrder.LITTLE_ENDIAN) {
+            throw new UnsupportedOperationException("shared-arrays needs a little-endian machine (.npy '<' data)");
+        }
         byte[] pad = new byte[(int) DATA_OFFSET];
         java.util.Arrays.fill(pad, (byte) ' ');
         pad[pad.length - 1] = '\n';

@@ -1,0 +1,102 @@
+package dev.sharedarrays.internal.backend;
+
+import dev.sharedarrays.internal.segment.Segment;
+import dev.sharedarrays.internal.segment.SegmentFacts;
+import dev.sharedarrays.internal.segment.Sweeper;
+
+import dev.sharedarrays.ArrayHandle;
+import dev.sharedarrays.Backend;
+import dev.sharedarrays.CreateOptions;
+import dev.sharedarrays.DType;
+import dev.sharedarrays.SegmentInfo;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The four backends, and the one place that picks a backend for an enum value or a handle.
+ * Thread-safe.
+ */
+public final class Backends {
+    private static final ShmBackend SHM = new ShmBackend();
+    private static final MemfdBackend MEMFD = new MemfdBackend();
+    private static final FileBackend FILE = new FileBackend();
+    private static final AnonymousBackend ANONYMOUS = new AnonymousBackend();
+
+    private Backends() {
+    }
+
+    /**
+     * Creates a zero-filled array on the backend {@link BackendSelection#forCreate} picks.
+     *
+     * @throws IllegalArgumentException if the shape is not a valid array shape
+     */
+    public static Segment create(DType<?> dtype, long[] shape, CreateOptions options) {
+        Backend kind = BackendSelection.forCreate(options);
+        SegmentFacts facts = SegmentFacts.forNew(dtype, shape, options.persistent(), kind);
+        return of(kind).create(facts, options);
+    }
+
+    /** Attaches the segment a handle names. */
+    public static Segment attach(ArrayHandle handle) {
+        return bind(handle).attach();
+    }
+
+    /** Reads the segment a handle names, without attaching. */
+    public static SegmentInfo inspect(ArrayHandle handle) {
+        return bind(handle).inspect();
+    }
+
+    /**
+     * Removes the file of a shm or file array, whoever is attached.
+     *
+     * @throws IllegalArgumentException if the handle names no file (memfd, anonymous)
+     */
+    public static Path remove(ArrayHandle handle) {
+        return bind(handle).file().map(Sweeper::remove).orElseThrow(() -> new IllegalArgumentException(
+                handle.backend().id() + " arrays have no name to remove; they go when their last user closes them"));
+    }
+
+    /** The directories ls and sweep look in, in the order of {@link Backend}. */
+    public static List<Path> scanDirectories() {
+        List<Path> dirs = new ArrayList<>();
+        for (Backend kind : Backend.values()) {
+            of(kind).scanDirectory().ifPresent(dirs::add);
+        }
+        return dirs;
+    }
+
+    private static SegmentBackend<?> of(Backend kind) {
+        return switch (kind) {
+            case SHM -> SHM;
+            case MEMFD -> MEMFD;
+            case FILE -> FILE;
+            case ANONYMOUS -> ANONYMOUS;
+        };
+    }
+
+    private static Bound<?> bind(ArrayHandle handle) {
+        return switch (handle) {
+            case ArrayHandle.Shm h -> new Bound<>(SHM, h);
+            case ArrayHandle.Memfd h -> new Bound<>(MEMFD, h);
+            case ArrayHandle.File h -> new Bound<>(FILE, h);
+            case ArrayHandle.Anonymous h -> new Bound<>(ANONYMOUS, h);
+        };
+    }
+
+    /** A handle with the backend of its kind, so that each backend receives only its own records. */
+    private record Bound<H extends ArrayHandle>(SegmentBackend<H> backend, H handle) {
+        Segment attach() {
+            return backend.attach(handle);
+        }
+
+        SegmentInfo inspect() {
+            return backend.inspect(handle);
+        }
+
+        Optional<Path> file() {
+            return backend.file(handle);
+        }
+    }
+}

@@ -1,0 +1,106 @@
+package dev.sharedarrays.internal.backend;
+
+import dev.sharedarrays.internal.os.Libc;
+import dev.sharedarrays.internal.os.Proc;
+import dev.sharedarrays.internal.os.Units;
+import dev.sharedarrays.internal.segment.ControlBlock;
+import dev.sharedarrays.internal.segment.Names;
+import dev.sharedarrays.internal.segment.Segment;
+import dev.sharedarrays.internal.segment.SegmentDescriptor;
+import dev.sharedarrays.internal.segment.SegmentFacts;
+import dev.sharedarrays.internal.segment.SegmentScan;
+
+import dev.sharedarrays.ArrayHandle;
+import dev.sharedarrays.CreateOptions;
+import dev.sharedarrays.InsufficientSpaceException;
+import dev.sharedarrays.SegmentInfo;
+import dev.sharedarrays.SegmentNotFoundException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.OptionalLong;
+
+/**
+ * Arrays in memfd_create memory, sealed against shrink and grow. Other processes attach through
+ * /proc/&lt;pid&gt;/fd/&lt;fd&gt; or receive the descriptor over a Unix socket ({@link FdPassing}); the
+ * memory goes when the last descriptor and mapping go.
+ */
+final class MemfdBackend implements SegmentBackend<ArrayHandle.Memfd> {
+
+    @Override
+    public Segment create(SegmentFacts facts, CreateOptions options) {
+        String name = Names.orGenerated(options.name());
+        long size = facts.fileSize();
+        int fd = Libc.memfdCreate(name, Libc.MFD_CLOEXEC | Libc.MFD_ALLOW_SEALING);
+        if (fd < 0) {
+            throw Libc.failure("memfd_create", name, Libc.errno());
+        }
+        Arena arena = null;
+        try {
+            Libc.ftruncate(fd, size, "memfd " + name);
+            int err = Libc.posixFallocate(fd, 0, size);
+            if (err == Libc.ENOSPC || err == Libc.ENOMEM) {
+                throw new InsufficientSpaceException("cannot reserve " + Units.bytes(size) + " for memfd " + name
+                        + ": posix_fallocate failed with errno " + err + " (" + Libc.strerror(err)
+                        + "); free memory or raise the memory limit of this process", size, -1);
+            } else if (err != 0) {
+                throw Libc.failure("posix_fallocate", "memfd " + name + ", " + size + " bytes", err);
+            }
+            if (Libc.fcntl(fd, Libc.F_ADD_SEALS, Libc.F_SEAL_SHRINK | Libc.F_SEAL_GROW | Libc.F_SEAL_SEAL) != 0) {
+                throw Libc.failure("fcntl(F_ADD_SEALS)", "memfd " + name, Libc.errno());
+            }
+            arena = Arena.ofShared();
+            MemorySegment all = SegmentFiles.map(fd, size, arena, "memfd " + name);
+            ControlBlock.initialize(all, all.asSlice(size - SegmentDescriptor.CONTROL_SIZE), facts);
+            ArrayHandle handle = ArrayHandle.memfd(Proc.selfPid(), fd, OptionalLong.of(facts.id()));
+            return new Segment(facts, true, arena, all, null, fd, handle, -1);
+        } catch (RuntimeException | Error e) {
+            if (arena != null) {
+                arena.close();
+            }
+            Libc.close(fd);
+            throw e;
+        }
+    }
+
+    @Override
+    public Segment attach(ArrayHandle.Memfd h) {
+        String proc = "/proc/" + h.pid() + "/fd/" + h.fd();
+        int fd = Libc.open(proc, Libc.O_RDWR | Libc.O_CLOEXEC, 0);
+        if (fd < 0) {
+            int errno = Libc.errno();
+            if (errno == Libc.ENOENT) {
+                throw new SegmentNotFoundException("cannot attach " + h + ": " + proc
+                        + " does not exist (process " + h.pid() + " exited or closed the array)");
+            }
+            throw Libc.failure("open", proc, errno);
+        }
+        return attachDescriptor(fd, h, proc);
+    }
+
+    /**
+     * Attaches the memfd segment behind fd, which this call takes over (kept open while
+     * attached, to pass on; closed on failure).
+     *
+     * @param expected the handle attached by; its id, if any, must be the segment's
+     */
+    static Segment attachDescriptor(int fd, ArrayHandle expected, String where) {
+        return SegmentFiles.attach(fd, true, null, expected, where,
+                id -> ArrayHandle.memfd(Proc.selfPid(), fd, id));
+    }
+
+    @Override
+    public SegmentInfo inspect(ArrayHandle.Memfd h) {
+        Path proc = Path.of("/proc", Long.toString(h.pid()), "fd", Integer.toString(h.fd()));
+        int fd = Libc.open(proc.toString(), Libc.O_RDONLY | Libc.O_CLOEXEC, 0);
+        if (fd < 0) {
+            throw new SegmentNotFoundException(proc + " cannot be opened (" + Libc.strerror(Libc.errno())
+                    + "): process " + h.pid() + " exited or closed the array");
+        }
+        try {
+            return SegmentScan.readDescriptor(fd, proc, h);
+        } finally {
+            Libc.close(fd);
+        }
+    }
+}

@@ -1,0 +1,181 @@
+package dev.sharedarrays.internal.backend;
+
+import dev.sharedarrays.internal.os.Libc;
+import dev.sharedarrays.internal.os.Proc;
+import dev.sharedarrays.internal.os.Units;
+import dev.sharedarrays.internal.segment.ControlBlock;
+import dev.sharedarrays.internal.segment.Names;
+import dev.sharedarrays.internal.segment.Segment;
+import dev.sharedarrays.internal.segment.SegmentDescriptor;
+import dev.sharedarrays.internal.segment.SegmentFacts;
+
+import dev.sharedarrays.ArrayHandle;
+import dev.sharedarrays.InsufficientSpaceException;
+import dev.sharedarrays.InvalidSegmentException;
+import dev.sharedarrays.SegmentExistsException;
+import dev.sharedarrays.SegmentNotFoundException;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.HexFormat;
+import java.util.OptionalLong;
+import java.util.function.Function;
+
+/**
+ * What the descriptor-backed backends share: the exclusive create of a named file (shm, file),
+ * mapping a descriptor, and attaching the segment behind a descriptor (shm, file, memfd).
+ */
+final class SegmentFiles {
+    private SegmentFiles() {
+    }
+
+    /**
+     * Creates target exclusively: the segment is written and reserved in a temporary file in the
+     * same directory, then linked to target, so that no process ever sees a half-made segment
+     * under its name and an existing file is never touched.
+     *
+     * @param spaceFix what the user can do when the directory is full, for the message
+     * @param handleOf the handle of the new segment, given its id
+     */
+    static Segment createExclusive(Path target, SegmentFacts facts, String spaceFix,
+            Function<OptionalLong, ArrayHandle> handleOf) {
+        Path dir = target.getParent();
+        long size = facts.fileSize();
+        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+            throw new SegmentExistsException(target + " already exists; choose another name, attach to it, "
+                    + "or remove it (bin/sharedarrays rm)");
+        }
+        long free = usableSpace(dir);
+        if (free >= 0 && size > free) {
+            throw noSpace(dir, size, free, spaceFix);
+        }
+        Path temp = dir.resolve(Names.temp(Proc.selfPid(), Proc.selfStartTime()));
+        int fd = Libc.open(temp.toString(), Libc.O_RDWR | Libc.O_CREAT | Libc.O_EXCL | Libc.O_NOFOLLOW | Libc.O_CLOEXEC, 0600);
+        if (fd < 0) {
+            throw Libc.failure("open", temp.toString(), Libc.errno());
+        }
+        Arena arena = null;
+        boolean linked = false;
+        try {
+            reserve(fd, size, dir, spaceFix, temp.toString());
+            arena = Arena.ofShared();
+            MemorySegment all = map(fd, size, arena, temp.toString());
+            ControlBlock.initialize(all, all.asSlice(size - SegmentDescriptor.CONTROL_SIZE), facts);
+            int err = Libc.link(temp.toString(), target.toString());
+            if (err == Libc.EEXIST) {
+                throw new SegmentExistsException(target + " already exists (created concurrently); it was not touched");
+            } else if (err != 0) {
+                throw Libc.failure("link", temp + " -> " + target, err);
+            }
+            linked = true;
+            Libc.unlink(temp.toString());
+            Libc.close(fd);
+            fd = -1;
+            return new Segment(facts, true, arena, all, target, -1, handleOf.apply(OptionalLong.of(facts.id())), -1);
+        } catch (RuntimeException | Error e) {
+            if (arena != null) {
+                arena.close();
+            }
+            if (fd >= 0) {
+                Libc.close(fd);
+            }
+            Libc.unlink(temp.toString());
+            if (linked) {
+                Libc.unlink(target.toString());
+            }
+            throw e;
+        }
+    }
+
+    private static long usableSpace(Path dir) {
+        try {
+            return Files.getFileStore(dir).getUsableSpace();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    private static InsufficientSpaceException noSpace(Path dir, long size, long free, String fix) {
+        return new InsufficientSpaceException(dir + " has " + Units.bytes(free) + " free, " + Units.bytes(size)
+                + " requested; " + fix, size, free);
+    }
+
+    /** Reserves the file's blocks now, so that a full file system fails here and not as SIGBUS later. */
+    private static void reserve(int fd, long size, Path dir, String spaceFix, String subject) {
+        int err = Libc.posixFallocate(fd, 0, size);
+        if (err == Libc.ENOSPC || err == Libc.EFBIG) {
+            throw noSpace(dir, size, Math.max(0, usableSpace(dir)), spaceFix);
+        } else if (err != 0) {
+            throw Libc.failure("posix_fallocate", subject + ", " + size + " bytes", err);
+        }
+    }
+
+    /** Maps size bytes of fd shared, read-write; the arena's close unmaps. */
+    static MemorySegment map(int fd, long size, Arena arena, String subject) {
+        long address = Libc.mmap(size, Libc.PROT_READ | Libc.PROT_WRITE, Libc.MAP_SHARED, fd, 0, subject);
+        return MemorySegment.ofAddress(address).reinterpret(size, arena, s -> Libc.munmap(address, size));
+    }
+
+    /**
+     * Opens the file at path for attach and {@link #attach}es it.
+     *
+     * @param handleOf the handle of the attached segment, given its id
+     */
+    static Segment attachFile(Path path, ArrayHandle expected, Function<OptionalLong, ArrayHandle> handleOf) {
+        int fd = Libc.open(path.toString(), Libc.O_RDWR | Libc.O_NOFOLLOW | Libc.O_CLOEXEC | Libc.O_NONBLOCK, 0);
+        if (fd < 0) {
+            int errno = Libc.errno();
+            if (errno == Libc.ENOENT) {
+                throw new SegmentNotFoundException("cannot attach " + expected + ": " + path + " does not exist");
+            }
+            if (errno == Libc.ELOOP) {
+                throw new InvalidSegmentException("cannot attach " + expected + ": " + path + " is a symbolic link; segments are regular files");
+            }
+            throw Libc.failure("open", path.toString(), errno);
+        }
+        return attach(fd, false, path, expected, path.toString(), handleOf);
+    }
+
+    /**
+     * Maps and validates the segment behind fd, which this call takes over: closed on failure,
+     * and after mapping unless {@code keepFd} (a memfd, kept to pass on).
+     *
+     * @param expected the handle attached by; its id, if any, must be the segment's
+     * @param where    the path or handle, for messages
+     */
+    static Segment attach(int fd, boolean keepFd, Path path, ArrayHandle expected, String where,
+            Function<OptionalLong, ArrayHandle> handleOf) {
+        Arena arena = null;
+        try {
+            long size = Libc.fileSize(fd, where);
+            ControlBlock.checkFileSize(size, where);
+            arena = Arena.ofShared();
+            MemorySegment all = map(fd, size, arena, where);
+            MemorySegment control = all.asSlice(size - SegmentDescriptor.CONTROL_SIZE);
+            SegmentFacts facts = ControlBlock.validate(all, control, size, where);
+            if (expected.id().isPresent() && expected.id().getAsLong() != facts.id()) {
+                throw new InvalidSegmentException("cannot attach " + where + ": handle " + expected + " expects array id "
+                        + HexFormat.of().toHexDigits(expected.id().getAsLong()) + ", the segment has id "
+                        + HexFormat.of().toHexDigits(facts.id()) + " (the name was reused for another array)");
+            }
+            int slot = ControlBlock.registerAttach(control, where);
+            ArrayHandle handle = handleOf.apply(OptionalLong.of(facts.id()));
+            if (!keepFd) {
+                Libc.close(fd);
+                fd = -1;
+            }
+            return new Segment(facts, false, arena, all, path, fd, handle, slot);
+        } catch (RuntimeException | Error e) {
+            if (arena != null) {
+                arena.close();
+            }
+            if (fd >= 0) {
+                Libc.close(fd);
+            }
+            throw e;
+        }
+    }
+}

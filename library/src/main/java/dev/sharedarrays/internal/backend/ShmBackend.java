@@ -1,0 +1,79 @@
+package dev.sharedarrays.internal.backend;
+
+import dev.sharedarrays.internal.os.Env;
+import dev.sharedarrays.internal.segment.Names;
+import dev.sharedarrays.internal.segment.Segment;
+import dev.sharedarrays.internal.segment.SegmentFacts;
+import dev.sharedarrays.internal.segment.SegmentScan;
+
+import dev.sharedarrays.ArrayHandle;
+import dev.sharedarrays.CreateOptions;
+import dev.sharedarrays.SegmentInfo;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/** Arrays as named files in the shm directory ({@code SHARED_ARRAYS_DIR}, default /dev/shm). */
+public final class ShmBackend implements SegmentBackend<ArrayHandle.Shm> {
+    public static final String DIR_ENV = "SHARED_ARRAYS_DIR";
+    private static final String DEFAULT_DIR = "/dev/shm";
+
+    /** The environment of a process does not change, so a directory found once is kept. */
+    private static volatile Path directory;
+
+    ShmBackend() {
+    }
+
+    /**
+     * The shm directory.
+     *
+     * @throws IllegalStateException if it is not a directory, saying which setting to change
+     */
+    public static Path directory() {
+        Path cached = directory;
+        if (cached != null) {
+            return cached;
+        }
+        String v = Env.get(DIR_ENV);
+        Path dir = Path.of(v == null ? DEFAULT_DIR : v);
+        if (!Files.isDirectory(dir)) {
+            throw new IllegalStateException((v == null ? DEFAULT_DIR : DIR_ENV + "=" + v) + " is not a directory; "
+                    + (v == null ? "set " + DIR_ENV + " to a tmpfs directory" : "point it at an existing directory"));
+        }
+        directory = dir;
+        return dir;
+    }
+
+    @Override
+    public Segment create(SegmentFacts facts, CreateOptions options) {
+        Path dir = directory();
+        Path target = dir.resolve(Names.validate(Names.orGenerated(options.name())));
+        return SegmentFiles.createExclusive(target, facts,
+                "set " + BackendSelection.BACKEND_ENV + "=memfd or enlarge " + dir,
+                id -> ArrayHandle.shm(target.getFileName().toString(), id));
+    }
+
+    @Override
+    public Segment attach(ArrayHandle.Shm h) {
+        return SegmentFiles.attachFile(directory().resolve(h.name()), h, id -> ArrayHandle.shm(h.name(), id));
+    }
+
+    @Override
+    public SegmentInfo inspect(ArrayHandle.Shm h) {
+        return SegmentScan.read(directory().resolve(h.name()), null);
+    }
+
+    @Override
+    public Optional<Path> file(ArrayHandle.Shm h) {
+        return Optional.of(directory().resolve(h.name()));
+    }
+
+    @Override
+    public Optional<Path> scanDirectory() {
+        try {
+            return Optional.of(directory());
+        } catch (IllegalStateException e) {
+            return Optional.empty(); // no shm directory: nothing there to list
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package dev.sharedarrays.internal.segment;
+
+import dev.sharedarrays.internal.os.Proc;
+
+import dev.sharedarrays.Backend;
+import dev.sharedarrays.DType;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.random.RandomGenerator;
+
+/**
+ * The immutable facts of a segment: what {@link ControlBlock#initialize} writes into the control
+ * block at creation and {@link ControlBlock#validate} reads back at attach.
+ */
+public record SegmentFacts(DType<?> dtype, long[] shape, long dataLength, long id,
+                           long creatorPid, long creatorStart, long createdMillis, long flags) {
+    private static final RandomGenerator RANDOM = new SecureRandom();
+
+    /**
+     * The facts of a segment this process is about to create: a random id, this process as the
+     * creator, now as the creation time.
+     *
+     * @throws IllegalArgumentException if {@code shape.length < 1 || shape.length > 8}, a dimension
+     *         is below 1, or the data would exceed 1 TiB
+     */
+    public static SegmentFacts forNew(DType<?> dtype, long[] shape, boolean persistent, Backend backend) {
+        long[] checked = checkShape(shape, dtype);
+        return new SegmentFacts(dtype, checked, SegmentDescriptor.dataLength(checked, dtype.itemSize()), RANDOM.nextLong(),
+                Proc.selfPid(), Proc.selfStartTime(), System.currentTimeMillis(), flags(persistent, backend));
+    }
+
+    static long[] checkShape(long[] shape, DType<?> dtype) {
+        if (shape.length < 1 || shape.length > SegmentDescriptor.MAX_DIMS) {
+            throw new IllegalArgumentException("an array has 1 to " + SegmentDescriptor.MAX_DIMS + " dimensions, but shape "
+                    + Arrays.toString(shape) + " has " + shape.length);
+        }
+        for (int i = 0; i < shape.length; i++) {
+            if (shape[i] < 1) {
+                throw new IllegalArgumentException("shape[" + i + "] is " + shape[i] + ", every dimension must be >= 1");
+            }
+        }
+        if (SegmentDescriptor.dataLength(shape, dtype.itemSize()) < 0) {
+            throw new IllegalArgumentException("shape " + Arrays.toString(shape) + " of " + dtype + " needs more than "
+                    + "the limit of 1 TiB (" + SegmentDescriptor.MAX_DATA_BYTES + " bytes) or overflows a long");
+        }
+        return shape.clone();
+    }
+
+    public boolean persistent() {
+        return (flags & SegmentDescriptor.FLAG_PERSISTENT) != 0;
+    }
+
+    /** The backend that created the segment. */
+    public Backend backend() {
+        int ordinal = (int) ((flags >>> 8) & 0xff);
+        Backend[] all = Backend.values();
+        return ordinal < all.length ? all[ordinal] : Backend.SHM;
+    }
+
+    public long fileSize() {
+        return SegmentDescriptor.fileSize(dataLength);
+    }
+
+    public long elementCount() {
+        return dataLength / dtype.itemSize();
+    }
+
+    /** The flags word: bit 0 persistent, bits 8-15 the backend's ordinal. */
+    public static long flags(boolean persistent, Backend backend) {
+        return (persistent ? SegmentDescriptor.FLAG_PERSISTENT : 0) | ((long) backend.ordinal() << 8);
+    }
+}
