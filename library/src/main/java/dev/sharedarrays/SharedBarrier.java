@@ -1,12 +1,9 @@
 package dev.sharedarrays;
 
-import dev.sharedarrays.internal.os.Libc;
 import dev.sharedarrays.internal.os.Proc;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
+import dev.sharedarrays.internal.sync.BarrierProtocol;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -14,7 +11,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
-import static dev.sharedarrays.internal.sync.BarrierLayout.*;
+import static dev.sharedarrays.internal.sync.BarrierDescriptor.MAX_PARTIES;
+import static dev.sharedarrays.internal.sync.BarrierDescriptor.words;
 
 /**
  * A cyclic barrier that lives in shared memory, so parties in several processes (and threads)
@@ -31,17 +29,15 @@ import static dev.sharedarrays.internal.sync.BarrierLayout.*;
  * write a party made before {@code await} is visible to every party after its {@code await}
  * returns, in every process.
  *
- * <p><b>Lifecycle.</b> The creator's {@link #close()} destroys the barrier (unless created
- * persistent); an attacher's close detaches. Closing gives up this instance's party slot.
- * Thread-safe.
+ * <p><b>Ownership.</b> The barrier is an I64 segment (its words are described in the internal
+ * barrier descriptor) owned like an array: the creator's {@link #close()} destroys it (unless
+ * created persistent); an attacher's close detaches. Closing gives up this instance's party
+ * slot; the other methods then throw {@link IllegalStateException}.
+ *
+ * <p><b>Threads.</b> Thread-safe. {@link #await} blocks the calling thread; {@link #awaitAsync}
+ * blocks a daemon thread of this library's instead. Arguments must not be null.
  */
 public final class SharedBarrier implements AutoCloseable {
-    private static final VarHandle LONG_VH = ValueLayout.JAVA_LONG.varHandle();
-    private static final VarHandle INT_VH = ValueLayout.JAVA_INT.varHandle();
-    private static final long SLICE_NANOS = 50_000_000L;
-    /** Set in a party slot whose instance closed the barrier (idents use bits 0-63 but never bit 63). */
-    private static final long LEFT = Long.MIN_VALUE;
-    private static final int SPINS = 2000;
     /** Threads that block for {@link #awaitAsync}, so that callers' threads (dispatchers) never do. */
     private static final ExecutorService WAIT_THREADS = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "shared-arrays-barrier-wait");
@@ -51,14 +47,22 @@ public final class SharedBarrier implements AutoCloseable {
 
     private final SharedNDArray<I64> array;
     private final int parties;
+    private final BarrierProtocol protocol;
+    /** This instance's party slot, -1 until it registers; guarded by this. */
     private int slot = -1;
 
     private SharedBarrier(SharedNDArray<I64> array, int parties) {
         this.array = array;
         this.parties = parties;
+        this.protocol = new BarrierProtocol(array.handle(), parties);
     }
 
-    /** Creates a barrier for {@code parties} parties, with the process's backend and a generated name. */
+    /**
+     * Creates a barrier for {@code parties} parties, with the process's backend and a generated name.
+     *
+     * @throws IllegalArgumentException if {@code parties < 1 || parties > 4096}
+     * @throws InsufficientSpaceException if the memory cannot be reserved
+     */
     public static SharedBarrier create(int parties) {
         return create(parties, CreateOptions.defaults());
     }
@@ -67,45 +71,50 @@ public final class SharedBarrier implements AutoCloseable {
      * Creates a barrier for {@code parties} parties as {@code options} say.
      *
      * @throws IllegalArgumentException if {@code parties < 1 || parties > 4096}
+     * @throws SegmentExistsException if {@code options.name()} or {@code options.file()} exists
+     * @throws InsufficientSpaceException if the memory cannot be reserved
+     * @throws NativeCallException if an OS call fails otherwise
      */
     public static SharedBarrier create(int parties, CreateOptions options) {
         if (parties < 1 || parties > MAX_PARTIES) {
             throw new IllegalArgumentException("a barrier has 1 to " + MAX_PARTIES + " parties, but parties was " + parties);
         }
         SharedNDArray<I64> a = SharedArrays.create(I64.TYPE, new long[] {words(parties)}, options);
-        MemorySegment d = a.data();
-        LONG_VH.setVolatile(d, PARTIES_OFFSET, (long) parties);
-        LONG_VH.setVolatile(d, MAGIC_OFFSET, MAGIC);
+        BarrierProtocol.initialize(a.data(), parties);
         return new SharedBarrier(a, parties);
     }
 
     /**
      * Attaches the barrier a handle names.
      *
-     * @throws InvalidSegmentException if the handle names an array that is not a barrier
      * @throws SegmentNotFoundException if nothing is there
+     * @throws InvalidSegmentException if what is there is not a complete segment, or an array
+     *         that holds no barrier (not 1-d I64, no barrier magic, or a size that does not
+     *         match its party count)
      */
     public static SharedBarrier attach(ArrayHandle handle) {
         SharedNDArray<?> any = SharedArrays.attach(handle);
         try {
             if (any.dtype() != I64.TYPE || any.ndim() != 1 || any.size() < words(1)) {
-                throw notBarrier(handle, "it is an array of " + any.dtype() + " " + java.util.Arrays.toString(any.shape()));
+                throw notBarrier(handle, "it is an array of " + any.dtype() + " " + Arrays.toString(any.shape()));
             }
-            MemorySegment d = any.data();
-            long magic = (long) LONG_VH.getVolatile(d, MAGIC_OFFSET);
-            long parties = (long) LONG_VH.getVolatile(d, PARTIES_OFFSET);
-            if (magic != MAGIC || parties < 1 || parties > MAX_PARTIES || any.size() != words((int) parties)) {
+            int parties = BarrierProtocol.parties(any.data(), any.size());
+            if (parties < 0) {
                 throw notBarrier(handle, "no barrier magic or party count in its data (an I64 array of "
                         + any.size() + " elements)");
             }
-            return new SharedBarrier(any.as(I64.TYPE), (int) parties);
+            return new SharedBarrier(any.as(I64.TYPE), parties);
         } catch (RuntimeException e) {
             any.close();
             throw e;
         }
     }
 
-    /** {@link #attach(ArrayHandle)} of {@link ArrayHandle#parse(String)}. */
+    /**
+     * {@link #attach(ArrayHandle)} of {@link ArrayHandle#parse(String)}.
+     *
+     * @throws IllegalArgumentException if {@code handle} is not a handle's string form
+     */
     public static SharedBarrier attach(String handle) {
         return attach(ArrayHandle.parse(handle));
     }
@@ -114,7 +123,7 @@ public final class SharedBarrier implements AutoCloseable {
         return new InvalidSegmentException(h + " is not a shared barrier: " + why);
     }
 
-    /** The handle to pass to other processes. */
+    /** The handle to pass to other processes; valid after close too. */
     public ArrayHandle handle() {
         return array.handle();
     }
@@ -127,44 +136,46 @@ public final class SharedBarrier implements AutoCloseable {
     /**
      * Registers this instance as a party (idempotent) and returns its slot index.
      *
-     * @throws IllegalStateException if all party slots are taken
+     * @throws IllegalStateException if every party slot is taken, or this barrier is closed
      */
     public synchronized int register() {
         if (slot >= 0) {
             return slot;
         }
-        MemorySegment d = array.data();
-        for (int i = 0; i < parties; i++) {
-            if (LONG_VH.compareAndSet(d, slotOffset(i), 0L, Proc.selfIdent())) {
-                slot = i;
-                return i;
-            }
+        int s = protocol.register(array.data());
+        if (s < 0) {
+            throw new IllegalStateException("barrier " + handle() + " has all " + parties + " parties registered (pids "
+                    + registeredPids() + "); create it with more parties");
         }
-        throw new IllegalStateException("barrier " + handle() + " has all " + parties + " parties registered (pids "
-                + registeredPids() + "); create it with more parties");
+        slot = s;
+        return s;
     }
 
-    /** The pids of the registered parties (a process appears once per registered instance). */
+    /**
+     * The pids of the registered parties (a process appears once per registered instance).
+     *
+     * @throws IllegalStateException if this barrier is closed
+     */
     public List<Long> registeredPids() {
-        MemorySegment d = array.data();
-        List<Long> out = new ArrayList<>();
-        for (int i = 0; i < parties; i++) {
-            long ident = (long) LONG_VH.getVolatile(d, slotOffset(i));
-            if (ident != 0 && (ident & LEFT) == 0) {
-                out.add(Proc.identPid(ident));
-            }
-        }
-        return out;
+        return protocol.registeredPids(array.data());
     }
 
-    /** How many parties wait in the current generation. */
+    /**
+     * How many parties wait in the current generation.
+     *
+     * @throws IllegalStateException if this barrier is closed
+     */
     public int waiting() {
-        return (int) (long) LONG_VH.getVolatile(array.data(), ARRIVED_OFFSET);
+        return BarrierProtocol.waiting(array.data());
     }
 
-    /** True once a party died, timed out or was cancelled. */
+    /**
+     * True once a party died, left, timed out or was cancelled.
+     *
+     * @throws IllegalStateException if this barrier is closed
+     */
     public boolean isBroken() {
-        return (long) LONG_VH.getVolatile(array.data(), BROKEN_REASON_OFFSET) != 0;
+        return BarrierProtocol.isBroken(array.data());
     }
 
     /**
@@ -172,9 +183,12 @@ public final class SharedBarrier implements AutoCloseable {
      * the suspending {@code await} of the DSL).
      *
      * @return the arrival index: {@code parties() - 1} for the first to arrive, 0 for the last
-     * @throws BarrierBrokenException if a registered party died, this or another wait timed out
-     *         or was cancelled (the message names the pid); an interrupt of this thread breaks
-     *         the barrier (reason CANCELLED) and leaves the interrupt flag set
+     * @throws BarrierBrokenException if a registered party died or left, this or another wait
+     *         timed out or was cancelled (the message names the pid); an interrupt of this
+     *         thread breaks the barrier (reason CANCELLED) and leaves the interrupt flag set
+     * @throws IllegalArgumentException if {@code timeout.isNegative()}
+     * @throws IllegalStateException if this instance is not registered and every party slot is
+     *         taken, or this barrier is closed
      */
     public int await(Duration timeout) {
         Thread t = Thread.currentThread();
@@ -184,6 +198,10 @@ public final class SharedBarrier implements AutoCloseable {
     /**
      * {@link #await} on a thread of this library's, for callers that must not block (coroutine
      * dispatchers, event loops). Cancelling the future breaks the barrier, as an interrupt does.
+     * The future fails with what {@link #await} would throw.
+     *
+     * @throws IllegalStateException if this instance is not registered and every party slot is
+     *         taken, or this barrier is closed
      */
     public CompletableFuture<Integer> awaitAsync(Duration timeout) {
         register();
@@ -201,7 +219,7 @@ public final class SharedBarrier implements AutoCloseable {
             long gen = generation.get();
             if (f.isCancelled() && gen >= 0 && !array.isClosed()) {
                 try {
-                    breakBarrier(array.data(), (int) gen, BarrierBrokenException.Reason.CANCELLED, Proc.selfIdent());
+                    protocol.breakBarrier(array.data(), (int) gen, BarrierBrokenException.Reason.CANCELLED, Proc.selfIdent());
                 } catch (IllegalStateException closed) {
                     // closed meanwhile: its slot says the party left
                 }
@@ -212,126 +230,11 @@ public final class SharedBarrier implements AutoCloseable {
 
     /** Arrives and waits; {@code generation} receives the generation before the arrival counts. */
     private int awaitUntil(Duration timeout, BooleanSupplier cancelled, AtomicLong generation) {
-        long timeoutNanos = saturatedNanos(timeout);
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout cannot be negative, but was " + timeout);
+        }
         register();
-        MemorySegment d = array.data();
-        int gen = (int) INT_VH.getVolatile(d, GENERATION_OFFSET);
-        if (isBroken()) {
-            throw broken(d);
-        }
-        generation.set(gen & 0xFFFF_FFFFL);
-        if (cancelled.getAsBoolean()) {
-            breakBarrier(d, gen, BarrierBrokenException.Reason.CANCELLED, Proc.selfIdent());
-            throw new BarrierBrokenException("barrier " + handle() + ": the wait was cancelled before it arrived; the barrier is now broken",
-                    BarrierBrokenException.Reason.CANCELLED, Proc.selfPid());
-        }
-        long arrived = (long) LONG_VH.getAndAdd(d, ARRIVED_OFFSET, 1L) + 1;
-        if (arrived == parties) {
-            // minus parties, not = 0: an extra arrival already counts for the next generation
-            LONG_VH.getAndAdd(d, ARRIVED_OFFSET, (long) -parties);
-            INT_VH.getAndAdd(d, GENERATION_OFFSET, 1);
-            wake(d);
-            return 0;
-        }
-        long start = System.nanoTime();
-        long checked = start;
-        int spins = 0;
-        while (true) {
-            if ((int) INT_VH.getVolatile(d, GENERATION_OFFSET) != gen) {
-                if (isBroken() && (long) LONG_VH.getVolatile(d, BROKEN_GENERATION_OFFSET) == gen) {
-                    throw broken(d);
-                }
-                return (int) (parties - arrived);
-            }
-            long now = System.nanoTime();
-            if (now - start >= timeoutNanos) {
-                long waiting = (long) LONG_VH.getVolatile(d, ARRIVED_OFFSET);
-                if (breakBarrier(d, gen, BarrierBrokenException.Reason.TIMED_OUT, Proc.selfIdent())) {
-                    throw new BarrierBrokenException("barrier " + handle() + ": timed out after " + timeout + " with "
-                            + waiting + " of " + parties + " parties arrived; the barrier is now broken for all parties",
-                            BarrierBrokenException.Reason.TIMED_OUT, Proc.selfPid());
-                }
-                continue;
-            }
-            if (cancelled.getAsBoolean()) {
-                breakBarrier(d, gen, BarrierBrokenException.Reason.CANCELLED, Proc.selfIdent());
-                continue;
-            }
-            if (now - checked >= SLICE_NANOS) {
-                checked = now;
-                long dead = deadParty(d);
-                if (dead != 0) {
-                    breakBarrier(d, gen, (dead & LEFT) != 0 ? BarrierBrokenException.Reason.PARTY_LEFT
-                            : BarrierBrokenException.Reason.PARTY_DIED, dead & ~LEFT);
-                    continue;
-                }
-            }
-            if (spins++ < SPINS) {
-                Thread.onSpinWait();
-                continue;
-            }
-            INT_VH.getAndAdd(d, WAITERS_OFFSET, 1);
-            try {
-                Libc.futexWait(d.address() + GENERATION_OFFSET, gen, Math.min(SLICE_NANOS, timeoutNanos - (now - start)));
-            } finally {
-                INT_VH.getAndAdd(d, WAITERS_OFFSET, -1);
-            }
-        }
-    }
-
-    private static long saturatedNanos(Duration d) {
-        if (d.isNegative()) {
-            throw new IllegalArgumentException("timeout cannot be negative, but was " + d);
-        }
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException e) {
-            return Long.MAX_VALUE;
-        }
-    }
-
-    /** The slot word of a registered party that closed the barrier or whose process is gone, else 0. */
-    private long deadParty(MemorySegment d) {
-        for (int i = 0; i < parties; i++) {
-            long ident = (long) LONG_VH.getVolatile(d, slotOffset(i));
-            if (ident != 0 && ((ident & LEFT) != 0 || !Proc.identAlive(ident))) {
-                return ident;
-            }
-        }
-        return 0;
-    }
-
-    /** Breaks generation gen; false if it had tripped or broken already. */
-    private boolean breakBarrier(MemorySegment d, int gen, BarrierBrokenException.Reason reason, long by) {
-        if ((int) INT_VH.getVolatile(d, GENERATION_OFFSET) != gen
-                || !LONG_VH.compareAndSet(d, BROKEN_REASON_OFFSET, 0L, (long) reason.ordinal() + 1)) {
-            return false;
-        }
-        LONG_VH.setVolatile(d, BROKEN_BY_OFFSET, by);
-        LONG_VH.setVolatile(d, BROKEN_GENERATION_OFFSET, (long) gen);
-        INT_VH.getAndAdd(d, GENERATION_OFFSET, 1);
-        wake(d);
-        return true;
-    }
-
-    private static void wake(MemorySegment d) {
-        if ((int) INT_VH.getVolatile(d, WAITERS_OFFSET) != 0) {
-            Libc.futexWake(d.address() + GENERATION_OFFSET, Integer.MAX_VALUE);
-        }
-    }
-
-    private BarrierBrokenException broken(MemorySegment d) {
-        int code = (int) (long) LONG_VH.getVolatile(d, BROKEN_REASON_OFFSET);
-        BarrierBrokenException.Reason[] all = BarrierBrokenException.Reason.values();
-        BarrierBrokenException.Reason reason = all[Math.max(0, Math.min(all.length - 1, code - 1))];
-        long pid = Proc.identPid((long) LONG_VH.getVolatile(d, BROKEN_BY_OFFSET));
-        String why = switch (reason) {
-            case PARTY_DIED -> "party pid " + pid + " died before the barrier tripped";
-            case PARTY_LEFT -> "party pid " + pid + " closed the barrier, so it cannot trip any more";
-            case TIMED_OUT -> "pid " + pid + " timed out waiting for the other parties";
-            case CANCELLED -> "the wait of pid " + pid + " was cancelled or interrupted";
-        };
-        return new BarrierBrokenException("barrier " + handle() + " is broken: " + why, reason, pid);
+        return protocol.await(array.data(), timeout, cancelled, generation);
     }
 
     /**
@@ -346,7 +249,7 @@ public final class SharedBarrier implements AutoCloseable {
             return;
         }
         if (slot >= 0) {
-            LONG_VH.compareAndSet(array.data(), slotOffset(slot), Proc.selfIdent(), Proc.selfIdent() | LEFT);
+            BarrierProtocol.leave(array.data(), slot);
             slot = -1;
         }
         array.close();

@@ -1,6 +1,5 @@
 package dev.sharedarrays.internal.sync;
 
-import dev.sharedarrays.internal.os.Libc;
 import dev.sharedarrays.internal.os.Proc;
 
 import java.lang.foreign.MemorySegment;
@@ -33,8 +32,6 @@ import static dev.sharedarrays.internal.segment.SegmentDescriptor.*;
 public final class ArrayLock {
     private static final VarHandle LONG_VH = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle INT_VH = ValueLayout.JAVA_INT.varHandle();
-    /** How long a sleeper waits before it looks at the holders' liveness again. */
-    static final long SLICE_NANOS = 50_000_000L;
     private static final int SPINS = 200;
     private static final ConcurrentHashMap<Long, ArrayLock> LOCKS = new ConcurrentHashMap<>();
 
@@ -140,7 +137,7 @@ public final class ArrayLock {
                         // compare-and-set: never clear a slot another process took over meanwhile
                         LONG_VH.compareAndSet(control, slotOffset(slot), Proc.selfIdent(), 0L);
                         slot = -1;
-                        bump(control, READER_SEQ_OFFSET, READER_WAITERS_OFFSET);
+                        Futex.bump(control, READER_SEQ_OFFSET, READER_WAITERS_OFFSET);
                     }
                 }
             }
@@ -177,14 +174,10 @@ public final class ArrayLock {
     }
 
     private static void drainReaders(MemorySegment c, long me) {
-        int spins = 0;
-        long checked = 0;
+        Backoff wait = null; // started at the first busy look: an uncontended writer reads no clock
         while (true) {
             int seq = (int) INT_VH.getVolatile(c, READER_SEQ_OFFSET);
-            boolean check = checked != 0 && System.nanoTime() - checked >= SLICE_NANOS;
-            if (check) {
-                checked = System.nanoTime();
-            }
+            boolean check = wait != null && wait.livenessDue();
             boolean busy = false;
             for (int i = 0; i < READER_SLOTS; i++) {
                 long r = (long) LONG_VH.getVolatile(c, slotOffset(i));
@@ -202,20 +195,18 @@ public final class ArrayLock {
             if (!busy) {
                 return;
             }
-            if (checked == 0) {
-                checked = System.nanoTime();
+            if (wait == null) {
+                wait = new Backoff(SPINS);
             }
-            if (spins++ < SPINS) {
-                Thread.onSpinWait();
-                continue;
+            if (!wait.spin()) {
+                Futex.sleep(c, READER_SEQ_OFFSET, READER_WAITERS_OFFSET, seq, Futex.SLICE_NANOS);
             }
-            sleep(c, READER_SEQ_OFFSET, READER_WAITERS_OFFSET, seq);
         }
     }
 
     private static void releaseWriter(MemorySegment c) {
         LONG_VH.compareAndSet(c, WRITER_OFFSET, Proc.selfIdent(), 0L);
-        bump(c, WRITER_SEQ_OFFSET, WRITER_WAITERS_OFFSET);
+        Futex.bump(c, WRITER_SEQ_OFFSET, WRITER_WAITERS_OFFSET);
     }
 
     /** Returns the reader slot this process now holds. */
@@ -231,7 +222,7 @@ public final class ArrayLock {
             int s = claimSlot(c, me, false);
             if (s < 0) {
                 // every slot is held by a live process: wait for one to leave
-                sleep(c, READER_SEQ_OFFSET, READER_WAITERS_OFFSET, rseq);
+                Futex.sleep(c, READER_SEQ_OFFSET, READER_WAITERS_OFFSET, rseq, Futex.SLICE_NANOS);
                 continue;
             }
             if ((long) LONG_VH.getVolatile(c, WRITER_OFFSET) == 0) {
@@ -239,36 +230,31 @@ public final class ArrayLock {
             }
             // a writer claimed the word between our two reads: step back so that it can proceed
             LONG_VH.setVolatile(c, slotOffset(s), 0L);
-            bump(c, READER_SEQ_OFFSET, READER_WAITERS_OFFSET);
+            Futex.bump(c, READER_SEQ_OFFSET, READER_WAITERS_OFFSET);
         }
     }
 
     /**
      * Returns once the writer word no longer holds {@code w}: spins briefly, then sleeps on the
-     * writer sequence word, and every {@link #SLICE_NANOS} checks whether w's process still runs.
-     * If it died, clears its hold (the caller then contends as usual).
+     * writer sequence word, and every {@link Futex#SLICE_NANOS} checks whether w's process still
+     * runs. If it died, clears its hold (the caller then contends as usual).
      */
     private static void awaitWriterChange(MemorySegment c, long w) {
-        int spins = 0;
-        long checked = System.nanoTime();
+        Backoff wait = new Backoff(SPINS);
         while ((long) LONG_VH.getVolatile(c, WRITER_OFFSET) == w) {
-            if (System.nanoTime() - checked >= SLICE_NANOS) {
-                checked = System.nanoTime();
-                if (!Proc.identAlive(w)) {
-                    if (LONG_VH.compareAndSet(c, WRITER_OFFSET, w, 0L)) {
-                        recovered(c, w);
-                        bump(c, WRITER_SEQ_OFFSET, WRITER_WAITERS_OFFSET);
-                    }
-                    return;
+            if (wait.livenessDue() && !Proc.identAlive(w)) {
+                if (LONG_VH.compareAndSet(c, WRITER_OFFSET, w, 0L)) {
+                    recovered(c, w);
+                    Futex.bump(c, WRITER_SEQ_OFFSET, WRITER_WAITERS_OFFSET);
                 }
+                return;
             }
-            if (spins++ < SPINS) {
-                Thread.onSpinWait();
+            if (wait.spin()) {
                 continue;
             }
             int seq = (int) INT_VH.getVolatile(c, WRITER_SEQ_OFFSET);
             if ((long) LONG_VH.getVolatile(c, WRITER_OFFSET) == w) {
-                sleep(c, WRITER_SEQ_OFFSET, WRITER_WAITERS_OFFSET, seq);
+                Futex.sleep(c, WRITER_SEQ_OFFSET, WRITER_WAITERS_OFFSET, seq, Futex.SLICE_NANOS);
             }
         }
     }
@@ -301,22 +287,6 @@ public final class ArrayLock {
     private static void recovered(MemorySegment c, long dead) {
         LONG_VH.getAndAdd(c, RECOVERIES_OFFSET, 1L);
         LONG_VH.setVolatile(c, LAST_DEAD_OFFSET, dead);
-    }
-
-    private static void sleep(MemorySegment c, long seqOffset, long waitersOffset, int seq) {
-        INT_VH.getAndAdd(c, waitersOffset, 1);
-        try {
-            Libc.futexWait(c.address() + seqOffset, seq, SLICE_NANOS);
-        } finally {
-            INT_VH.getAndAdd(c, waitersOffset, -1);
-        }
-    }
-
-    private static void bump(MemorySegment c, long seqOffset, long waitersOffset) {
-        INT_VH.getAndAdd(c, seqOffset, 1);
-        if ((int) INT_VH.getVolatile(c, waitersOffset) != 0) {
-            Libc.futexWake(c.address() + seqOffset, Integer.MAX_VALUE);
-        }
     }
 
     // ---------------------------------------------------------------- inspection

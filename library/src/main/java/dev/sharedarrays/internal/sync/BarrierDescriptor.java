@@ -1,8 +1,9 @@
 package dev.sharedarrays.internal.sync;
 
 /**
- * The words of a {@link dev.sharedarrays.SharedBarrier}. A barrier is an ordinary I64 segment
- * (so it has a handle, a lifecycle and a .npy view like any array) whose data holds:
+ * The words of a {@link dev.sharedarrays.SharedBarrier}, which {@link BarrierProtocol} reads
+ * and writes. A barrier is an ordinary I64 segment (so it has a handle, a lifecycle and a .npy
+ * view like any array) whose data holds:
  *
  * <pre>
  * offset  field              type  meaning
@@ -20,7 +21,7 @@ package dev.sharedarrays.internal.sync;
  * </pre>
  * The data is {@code 64 + 16 * parties} bytes: shape {@code [8 + 2 * parties]} of I64.
  */
-public final class BarrierLayout {
+public final class BarrierDescriptor {
     public static final long MAGIC = 0x0100_5252_4142_4153L; // "SABARR\0\1" little-endian
     public static final int MAX_PARTIES = 4096;
     public static final long MAGIC_OFFSET = 0;
@@ -33,8 +34,10 @@ public final class BarrierLayout {
     public static final long BROKEN_GENERATION_OFFSET = 48;
     public static final long SLOTS_OFFSET = 64;
     public static final int SLOT_SIZE = 16;
+    /** Set in a party slot whose instance closed the barrier (idents use bits 0-62, never bit 63). */
+    public static final long LEFT = Long.MIN_VALUE;
 
-    private BarrierLayout() {
+    private BarrierDescriptor() {
     }
 
     /** Elements of the I64 array that holds a barrier of this many parties. */
@@ -42,6 +45,7 @@ public final class BarrierLayout {
         return 8 + 2L * parties;
     }
 
+    /** Offset of party slot {@code i}'s ident word. */
     public static long slotOffset(int i) {
         return SLOTS_OFFSET + (long) SLOT_SIZE * i;
     }

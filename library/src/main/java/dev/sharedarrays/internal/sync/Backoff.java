@@ -1,0 +1,36 @@
+package dev.sharedarrays.internal.sync;
+
+/**
+ * The pacing of one wait for another process: spin a few times (the holder is usually about to
+ * let go), then sleep on a {@link Futex} word in slices, and once per slice look whether the
+ * processes waited for still run. One instance per wait, used by one thread.
+ */
+final class Backoff {
+    private final int spins;
+    private int spun;
+    private long checked = System.nanoTime();
+
+    Backoff(int spins) {
+        this.spins = spins;
+    }
+
+    /** Spins once and returns true while the spin budget lasts; false: time to sleep. */
+    boolean spin() {
+        if (spun >= spins) {
+            return false;
+        }
+        spun++;
+        Thread.onSpinWait();
+        return true;
+    }
+
+    /** True once per {@link Futex#SLICE_NANOS} since the wait began: time to check liveness. */
+    boolean livenessDue() {
+        long now = System.nanoTime();
+        if (now - checked < Futex.SLICE_NANOS) {
+            return false;
+        }
+        checked = now;
+        return true;
+    }
+}

@@ -1,0 +1,42 @@
+package dev.sharedarrays.internal.sync;
+
+import dev.sharedarrays.internal.os.Libc;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * A 32-bit futex word in shared memory with a count of its sleepers beside it. Waiters sleep
+ * until the word changes from the value they read; changers add one and wake. The sleeper
+ * count is a hint that lets a change skip FUTEX_WAKE when nobody sleeps. Sleeps are bounded
+ * ({@link #SLICE_NANOS}) so that a waiter can look between slices whether the process it
+ * waits for still runs: a futex wakes nobody when its changer dies. {@link Backoff} paces the
+ * spinning and the looking.
+ */
+final class Futex {
+    private static final VarHandle INT_VH = ValueLayout.JAVA_INT.varHandle();
+    /** How long a sleeper waits before it looks at the liveness of the processes it waits for again. */
+    static final long SLICE_NANOS = 50_000_000L;
+
+    private Futex() {
+    }
+
+    /** Sleeps while the word at wordOffset holds {@code expected}, at most {@code timeoutNanos}. */
+    static void sleep(MemorySegment m, long wordOffset, long waitersOffset, int expected, long timeoutNanos) {
+        INT_VH.getAndAdd(m, waitersOffset, 1);
+        try {
+            Libc.futexWait(m.address() + wordOffset, expected, timeoutNanos);
+        } finally {
+            INT_VH.getAndAdd(m, waitersOffset, -1);
+        }
+    }
+
+    /** Adds one to the word and wakes every sleeper on it. */
+    static void bump(MemorySegment m, long wordOffset, long waitersOffset) {
+        INT_VH.getAndAdd(m, wordOffset, 1);
+        if ((int) INT_VH.getVolatile(m, waitersOffset) != 0) {
+            Libc.futexWake(m.address() + wordOffset, Integer.MAX_VALUE);
+        }
+    }
+}
