@@ -1,17 +1,17 @@
 package dev.sharedarrays.internal.sync
 
 import dev.sharedarrays.internal.os.Proc
-import dev.sharedarrays.internal.segment.SegmentLayout.CONTROL_SIZE
-import dev.sharedarrays.internal.segment.SegmentLayout.LAST_DEAD_OFFSET
-import dev.sharedarrays.internal.segment.SegmentLayout.READER_SEQ_OFFSET
-import dev.sharedarrays.internal.segment.SegmentLayout.READER_WAITERS_OFFSET
-import dev.sharedarrays.internal.segment.SegmentLayout.READER_SLOTS
-import dev.sharedarrays.internal.segment.SegmentLayout.READER_SLOTS_OFFSET
-import dev.sharedarrays.internal.segment.SegmentLayout.RECOVERIES_OFFSET
-import dev.sharedarrays.internal.segment.SegmentLayout.SLOT_SIZE
-import dev.sharedarrays.internal.segment.SegmentLayout.WRITER_OFFSET
-import dev.sharedarrays.internal.segment.SegmentLayout.WRITER_SEQ_OFFSET
-import dev.sharedarrays.internal.segment.SegmentLayout.WRITER_WAITERS_OFFSET
+import dev.sharedarrays.internal.segment.SegmentDescriptor.CONTROL_SIZE
+import dev.sharedarrays.internal.segment.SegmentDescriptor.LAST_DEAD_OFFSET
+import dev.sharedarrays.internal.segment.SegmentDescriptor.READER_SEQ_OFFSET
+import dev.sharedarrays.internal.segment.SegmentDescriptor.READER_WAITERS_OFFSET
+import dev.sharedarrays.internal.segment.SegmentDescriptor.READER_SLOTS
+import dev.sharedarrays.internal.segment.SegmentDescriptor.READER_SLOTS_OFFSET
+import dev.sharedarrays.internal.segment.SegmentDescriptor.RECOVERIES_OFFSET
+import dev.sharedarrays.internal.segment.SegmentDescriptor.SLOT_SIZE
+import dev.sharedarrays.internal.segment.SegmentDescriptor.WRITER_OFFSET
+import dev.sharedarrays.internal.segment.SegmentDescriptor.WRITER_SEQ_OFFSET
+import dev.sharedarrays.internal.segment.SegmentDescriptor.WRITER_WAITERS_OFFSET
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.longs.shouldBeGreaterThan
@@ -29,7 +29,7 @@ import kotlin.random.Random
 
 /**
  * ArrayLock's state machine, driven directly on a zeroed control block laid out as
- * SegmentLayout says: which words each step writes, and what it refuses.
+ * SegmentDescriptor says: which words each step writes, and what it refuses.
  */
 class ArrayLockTest : FunSpec({
 
