@@ -64,6 +64,7 @@ public final class CreateOptions {
         return new CreateOptions(name, backend, file, persistent);
     }
 
+    /** The name asked for, or null for a generated one. */
     public String name() {
         return name;
     }
@@ -73,6 +74,7 @@ public final class CreateOptions {
         return backend;
     }
 
+    /** The file asked for, or null unless {@link #file(Path)} was called. */
     public Path file() {
         return file;
     }

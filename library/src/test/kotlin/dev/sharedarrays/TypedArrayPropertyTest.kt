@@ -3,6 +3,8 @@ package dev.sharedarrays
 import dev.sharedarrays.internal.kernel.Kernels
 import dev.sharedarrays.testing.RefArray
 import dev.sharedarrays.testing.RefMath
+import dev.sharedarrays.testing.RefOp
+import dev.sharedarrays.testing.RefReduction
 import dev.sharedarrays.testing.RefView
 import dev.sharedarrays.testing.ravel
 import dev.sharedarrays.testing.unravel
@@ -238,17 +240,18 @@ class TypedArrayPropertyTest : FunSpec({
             scenario(seed) {
                 val nd = rview.shape.size
                 val axis = rnd.nextInt(nd)
-                val op = rnd.nextInt(4)
+                val op = RefReduction.entries[rnd.nextInt(4)]
                 val out = when (op) {
-                    0 -> view.sum(axis)
-                    1 -> view.mean(axis)
-                    2 -> view.min(axis)
-                    else -> view.max(axis)
+                    RefReduction.SUM -> view.sum(axis)
+                    RefReduction.MEAN -> view.mean(axis)
+                    RefReduction.MIN -> view.min(axis)
+                    RefReduction.MAX -> view.max(axis)
                 }
                 extras += out
                 val outShape = if (nd == 1) listOf(1L) else rview.shape.filterIndexed { k, _ -> k != axis }
                 out.shape().toList() shouldBe outShape
-                val got = if (op < 2) out.toDoubleArray().toList() else libValues(out)
+                val averaged = op == RefReduction.SUM || op == RefReduction.MEAN
+                val got = if (averaged) out.toDoubleArray().toList() else libValues(out)
                 val expected = (0 until outShape.fold(1L, Long::times).toInt()).map { k ->
                     val along = (0 until rview.shape[axis]).map { i ->
                         val small = if (nd == 1) LongArray(0) else unravel(k, outShape)
@@ -258,13 +261,13 @@ class TypedArrayPropertyTest : FunSpec({
                         rview.values()[ravel(idx, rview.shape)]
                     }
                     when (op) {
-                        0 -> RefMath.sum(dtype, along)
-                        1 -> RefMath.sum(dtype, along) / along.size
-                        2 -> if (dtype.isFloatingPoint) along.minOf { it as Double } else along.map { it as Long }.reduce { a, b -> if (RefMath.compare(dtype, a, b) <= 0) a else b }
-                        else -> if (dtype.isFloatingPoint) along.maxOf { it as Double } else along.map { it as Long }.reduce { a, b -> if (RefMath.compare(dtype, a, b) >= 0) a else b }
+                        RefReduction.SUM -> RefMath.sum(dtype, along)
+                        RefReduction.MEAN -> RefMath.sum(dtype, along) / along.size
+                        RefReduction.MIN -> if (dtype.isFloatingPoint) along.minOf { it as Double } else along.map { it as Long }.reduce { a, b -> if (RefMath.compare(dtype, a, b) <= 0) a else b }
+                        RefReduction.MAX -> if (dtype.isFloatingPoint) along.maxOf { it as Double } else along.map { it as Long }.reduce { a, b -> if (RefMath.compare(dtype, a, b) >= 0) a else b }
                     }
                 }
-                if (op < 2) got.zip(expected).forEach { (g, e) -> close(g as Double, e as Double, listOf(e)) } else sameValues(got, expected)
+                if (averaged) got.zip(expected).forEach { (g, e) -> close(g as Double, e as Double, listOf(e)) } else sameValues(got, expected)
             }
         }
     }
@@ -272,14 +275,14 @@ class TypedArrayPropertyTest : FunSpec({
     test("in-place arithmetic with a scalar") {
         checkAll(PropTestConfig(iterations = cases), seeds) { seed ->
             scenario(seed) {
-                val op = rnd.nextInt(4)
+                val op = RefOp.entries[rnd.nextInt(4)]
                 if (dtype.isFloatingPoint) {
-                    val s = if (op == 3 && rnd.nextInt(10) == 0) 0.0 else randomFloat()
-                    when (op) { 0 -> view.add(s); 1 -> view.sub(s); 2 -> view.mul(s); else -> view.div(s) }
+                    val s = if (op == RefOp.DIV && rnd.nextInt(10) == 0) 0.0 else randomFloat()
+                    when (op) { RefOp.ADD -> view.add(s); RefOp.SUB -> view.sub(s); RefOp.MUL -> view.mul(s); else -> view.div(s) }
                     rview.positions.forEach { p -> ref.set(p, RefMath.floatOp(dtype, op, ref.floats[p], s)) }
                 } else {
-                    val s = randomScalar(nonZero = op == 3)
-                    when (op) { 0 -> view.add(s); 1 -> view.sub(s); 2 -> view.mul(s); else -> view.div(s) }
+                    val s = randomScalar(nonZero = op == RefOp.DIV)
+                    when (op) { RefOp.ADD -> view.add(s); RefOp.SUB -> view.sub(s); RefOp.MUL -> view.mul(s); else -> view.div(s) }
                     rview.positions.forEach { p -> ref.set(p, RefMath.intOp(dtype, op, ref.ints[p], s)) }
                 }
                 checkBase()
@@ -288,7 +291,7 @@ class TypedArrayPropertyTest : FunSpec({
     }
 
     /** The body of the in-place arithmetic property, also run for the pinned seeds below. */
-    fun Scenario.arithmeticWithArray(op: Int = rnd.nextInt(5), kind: Int = rnd.nextInt(3)) {
+    fun Scenario.arithmeticWithArray(op: RefOp = RefOp.entries[rnd.nextInt(5)], kind: Int = rnd.nextInt(3)) {
         val other: SharedNDArray<*>
         val otherValues: List<Any>
         when (kind) {
@@ -296,8 +299,8 @@ class TypedArrayPropertyTest : FunSpec({
                 val shp = rview.shape.toLongArray()
                 other = SharedArrays.createAny(dtype, shp, CreateOptions.defaults().backend(Backend.ANONYMOUS)).also { extras += it }
                 for (i in 0 until rview.size) {
-                    if (dtype.isFloatingPoint) other.setDouble(i.toLong(), randomFloat().let { if (op == 3 && it == 0.0) 1.5 else it })
-                    else other.setLong(i.toLong(), randomScalar(nonZero = op == 3))
+                    if (dtype.isFloatingPoint) other.setDouble(i.toLong(), randomFloat().let { if (op == RefOp.DIV && it == 0.0) 1.5 else it })
+                    else other.setLong(i.toLong(), randomScalar(nonZero = op == RefOp.DIV))
                 }
                 otherValues = libValues(other)
             }
@@ -307,7 +310,7 @@ class TypedArrayPropertyTest : FunSpec({
                 otherValues = rview.slice(0, null, null, -1).values()
             }
         }
-        val intZero = !dtype.isFloatingPoint && op == 3 && otherValues.any { it == 0L }
+        val intZero = !dtype.isFloatingPoint && op == RefOp.DIV && otherValues.any { it == 0L }
         if (intZero) {
             val before = RefView.whole(ref).values()
             io.kotest.assertions.throwables.shouldThrow<ArithmeticException> { view.typed<F64>().div(other.typed()) }
@@ -316,10 +319,10 @@ class TypedArrayPropertyTest : FunSpec({
         }
         val a = view.typed<F64>()
         val b = other.typed<F64>()
-        when (op) { 0 -> a.add(b); 1 -> a.sub(b); 2 -> a.mul(b); 3 -> a.div(b); else -> a.copyFrom(b) }
+        when (op) { RefOp.ADD -> a.add(b); RefOp.SUB -> a.sub(b); RefOp.MUL -> a.mul(b); RefOp.DIV -> a.div(b); RefOp.COPY -> a.copyFrom(b) }
         rview.positions.forEachIndexed { k, p ->
             val y = otherValues[k]
-            if (op == 4) ref.set(p, y)
+            if (op == RefOp.COPY) ref.set(p, y)
             else if (dtype.isFloatingPoint) ref.set(p, RefMath.floatOp(dtype, op, ref.floats[p], y as Double))
             else ref.set(p, RefMath.intOp(dtype, op, ref.ints[p], y as Long))
         }
@@ -337,7 +340,7 @@ class TypedArrayPropertyTest : FunSpec({
     test("pinned seeds: overlapping reversed views of integer arrays, through strided views") {
         for (seed in PINNED_OVERLAP_SEEDS) {
             scenario(seed) {
-                val op = rnd.nextInt(5)
+                val op = RefOp.entries[rnd.nextInt(5)]
                 val kind = rnd.nextInt(3)
                 withClue("seed $seed no longer draws an overlapping view (kind 2) of a strided integer view; pin another") {
                     listOf(kind, dtype.isFloatingPoint, view.isContiguous()) shouldBe listOf(2, false, false)
@@ -379,7 +382,7 @@ class TypedArrayPropertyTest : FunSpec({
 private fun truncate(t: DType<*>, v: Double): Long =
     if (t == U64.TYPE && v >= TWO_63) ((v - TWO_63).toLong() xor Long.MIN_VALUE) else v.toLong()
 
-/** Found by drawing scenarios until each op (add, sub, mul, div, copy) had one such case. */
+/** Found by drawing scenarios until each operation (add, sub, mul, div, copy) had one such case. */
 private val PINNED_OVERLAP_SEEDS = longArrayOf(18, 84, 37, 41, 156)
 
 private const val TWO_63 = 9.223372036854775807E18

@@ -141,24 +141,24 @@ object RefMath {
         else -> Long.MIN_VALUE to Long.MAX_VALUE
     }
 
-    /** op: 0 add, 1 sub, 2 mul, 3 div. */
-    fun intOp(t: DType<*>, op: Int, a: Long, b: Long): Long = wrap(t, when (op) {
-        0 -> a + b
-        1 -> a - b
-        2 -> a * b
-        else -> when {
+    fun intOp(t: DType<*>, op: RefOp, a: Long, b: Long): Long = wrap(t, when (op) {
+        RefOp.ADD -> a + b
+        RefOp.SUB -> a - b
+        RefOp.MUL -> a * b
+        RefOp.COPY -> b
+        RefOp.DIV -> when {
             t == U64.TYPE -> java.lang.Long.divideUnsigned(a, b)
             t.isUnsigned -> a / b
             else -> Math.floorDiv(a, b)
         }
     })
 
-    fun floatOp(t: DType<*>, op: Int, a: Double, b: Double): Double = if (t == F32.TYPE) {
+    fun floatOp(t: DType<*>, op: RefOp, a: Double, b: Double): Double = if (t == F32.TYPE) {
         val x = a.toFloat()
         val y = b.toFloat()
-        when (op) { 0 -> x + y; 1 -> x - y; 2 -> x * y; else -> x / y }.toDouble()
+        when (op) { RefOp.ADD -> x + y; RefOp.SUB -> x - y; RefOp.MUL -> x * y; RefOp.DIV -> x / y; RefOp.COPY -> y }.toDouble()
     } else {
-        when (op) { 0 -> a + b; 1 -> a - b; 2 -> a * b; else -> a / b }
+        when (op) { RefOp.ADD -> a + b; RefOp.SUB -> a - b; RefOp.MUL -> a * b; RefOp.DIV -> a / b; RefOp.COPY -> b }
     }
 
     fun unsignedToDouble(v: Long): Double = BigInteger(java.lang.Long.toUnsignedString(v)).toDouble()
@@ -175,3 +175,9 @@ object RefMath {
 
     fun isF64(t: DType<*>) = t == F64.TYPE
 }
+
+/** The in-place operations the reference models, in the order the tests draw them. */
+enum class RefOp { ADD, SUB, MUL, DIV, COPY }
+
+/** The reductions the reference models, in the order the tests draw them. */
+enum class RefReduction { SUM, MEAN, MIN, MAX }
