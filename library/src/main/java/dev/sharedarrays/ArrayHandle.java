@@ -58,16 +58,6 @@ public sealed interface ArrayHandle {
         public String toString() {
             return form("shm://" + name, id);
         }
-
-        @Override
-        public boolean equals(Object o) {
-            return sameForm(this, o);
-        }
-
-        @Override
-        public int hashCode() {
-            return toString().hashCode();
-        }
     }
 
     /**
@@ -97,16 +87,6 @@ public sealed interface ArrayHandle {
         public String toString() {
             return form("memfd://" + pid + "/" + fd, id);
         }
-
-        @Override
-        public boolean equals(Object o) {
-            return sameForm(this, o);
-        }
-
-        @Override
-        public int hashCode() {
-            return toString().hashCode();
-        }
     }
 
     /** {@code file:///abs/path}; the path is made absolute and normalized. */
@@ -130,16 +110,6 @@ public sealed interface ArrayHandle {
         public String toString() {
             return form("file://" + encode(path.toString()), id);
         }
-
-        @Override
-        public boolean equals(Object o) {
-            return sameForm(this, o);
-        }
-
-        @Override
-        public int hashCode() {
-            return toString().hashCode();
-        }
     }
 
     /** {@code anonymous://pid}: usable in process {@code pid} only. */
@@ -161,16 +131,6 @@ public sealed interface ArrayHandle {
         @Override
         public String toString() {
             return form("anonymous://" + pid, id);
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return sameForm(this, o);
-        }
-
-        @Override
-        public int hashCode() {
-            return toString().hashCode();
         }
     }
 
@@ -268,10 +228,6 @@ public sealed interface ArrayHandle {
 
     private static String form(String base, OptionalLong id) {
         return id.isPresent() ? base + "?id=" + HexFormat.of().toHexDigits(id.getAsLong()) : base;
-    }
-
-    private static boolean sameForm(ArrayHandle self, Object o) {
-        return o instanceof ArrayHandle h && self.toString().equals(h.toString());
     }
 
     private static boolean plain(int b) {

@@ -42,7 +42,7 @@ public sealed interface Reductions<T extends DType<T>> permits SharedNDArray {
 
     private double reduceAsDouble(Op op) {
         SharedNDArray<T> a = self();
-        return a.locks().readDouble(() -> a.type().isFloatingPoint() ? Loops.reduceFloat(a.type(), op, a.mem(), a.layout())
+        return a.locks().read(() -> a.type().isFloatingPoint() ? Loops.reduceFloat(a.type(), op, a.mem(), a.layout())
                 : ElementCodec.longToDouble(a.type(), Loops.reduceInt(a.type(), op, a.mem(), a.layout())));
     }
 
@@ -66,7 +66,7 @@ public sealed interface Reductions<T extends DType<T>> permits SharedNDArray {
 
     private long reduceAsLong(Op op, String method, String instead) {
         SharedNDArray<T> a = self();
-        return a.locks().readLong(() -> {
+        return a.locks().read(() -> {
             if (a.type().isFloatingPoint()) {
                 throw new DTypeMismatchException(method + "() is for integer arrays, this one holds " + a.dtype() + "; use " + instead + "()");
             }

@@ -2,8 +2,6 @@ package dev.sharedarrays.internal.array;
 
 import dev.sharedarrays.HeldLock;
 import dev.sharedarrays.internal.segment.Segment;
-import java.util.function.DoubleSupplier;
-import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -41,24 +39,6 @@ public final class Locking {
         beginRead();
         try {
             return body.get();
-        } finally {
-            endRead();
-        }
-    }
-
-    public double readDouble(DoubleSupplier body) {
-        beginRead();
-        try {
-            return body.getAsDouble();
-        } finally {
-            endRead();
-        }
-    }
-
-    public long readLong(LongSupplier body) {
-        beginRead();
-        try {
-            return body.getAsLong();
         } finally {
             endRead();
         }
