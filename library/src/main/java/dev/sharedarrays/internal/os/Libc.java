@@ -45,7 +45,26 @@ public final class Libc {
     public static final int F_SEAL_SHRINK = 2;
     public static final int F_SEAL_GROW = 4;
 
+    public static final int LOCK_SH = 1;
+    public static final int LOCK_EX = 2;
+    public static final int LOCK_NB = 4;
+    public static final int LOCK_UN = 8;
+
+    private static final int AT_FDCWD = -100;
+    private static final int AT_SYMLINK_NOFOLLOW = 0x100;
+    private static final int AT_EMPTY_PATH = 0x1000;
+    private static final int STATX_BASIC_STATS = 0x7ff;
+    private static final long STATX_SIZE = 256;
+
+    public static final int EPERM = 1;
     public static final int ENOENT = 2;
+    public static final int ESRCH = 3;
+    public static final int ENXIO = 6;
+    public static final int EBADF = 9;
+    public static final int EWOULDBLOCK = 11;
+    public static final int EISDIR = 21;
+    public static final int EINVAL = 22;
+    public static final int EMFILE = 24;
     public static final int EINTR = 4;
     public static final int EAGAIN = 11;
     public static final int ENOMEM = 12;
@@ -55,11 +74,6 @@ public final class Libc {
     public static final int EFBIG = 27;
     public static final int ELOOP = 40;
     public static final int ETIMEDOUT = 110;
-
-    /** x86_64 and aarch64 number futex differently. */
-    private static final long SYS_FUTEX = "aarch64".equals(System.getProperty("os.arch")) ? 98 : 202;
-    private static final long FUTEX_WAIT = 0;
-    private static final long FUTEX_WAKE = 1;
 
     private static final Linker LINKER = Linker.nativeLinker();
     private static final SymbolLookup LIBC = LINKER.defaultLookup();
@@ -121,10 +135,28 @@ public final class Libc {
         static final MethodHandle H = errnoCall("fcntl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), 2);
     }
 
-    private static final class Syscall {
-        // long syscall(long number, ...): every variadic argument passed as a full 64-bit word
-        static final MethodHandle H = errnoCall("syscall", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG,
-                JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG), 1);
+    private static final class Flock {
+        static final MethodHandle H = errnoCall("flock", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), -1);
+    }
+
+    private static final class Statx {
+        static final MethodHandle H = errnoCall("statx", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS), -1);
+    }
+
+    private static final class Kill {
+        static final MethodHandle H = errnoCall("kill", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), -1);
+    }
+
+    private static final class Geteuid {
+        static final MethodHandle H = plainCall("geteuid", FunctionDescriptor.of(JAVA_INT));
+    }
+
+    private static final class Fchmod {
+        static final MethodHandle H = errnoCall("fchmod", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), -1);
+    }
+
+    private static final class Chmod {
+        static final MethodHandle H = errnoCall("chmod", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), -1);
     }
 
     private static final class Strerror {
@@ -336,45 +368,90 @@ public final class Libc {
         }
     }
 
-    private static final ThreadLocal<MemorySegment> TIMESPEC =
-            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(16, 8));
-
-    /**
-     * FUTEX_WAIT on the shared (not process-private) 32-bit word at {@code address}: sleeps while
-     * it holds {@code expected}, at most {@code timeoutNanos}. A raw address, not a segment: the
-     * kernel reports an unmapped word as EFAULT instead of faulting, and an arena is not pinned
-     * while a thread sleeps.
-     *
-     * @return 0 if woken, else the errno: EAGAIN (the word differed), ETIMEDOUT or EINTR
-     */
-    public static int futexWait(long address, int expected, long timeoutNanos) {
-        MemorySegment ts = TIMESPEC.get();
-        ts.set(JAVA_LONG, 0, timeoutNanos / 1_000_000_000L);
-        ts.set(JAVA_LONG, 8, timeoutNanos % 1_000_000_000L);
+    /** flock(2); returns 0 or the errno (EWOULDBLOCK when LOCK_NB finds the lock held). */
+    public static int flock(int fd, int operation) {
         try {
-            long r = (long) Syscall.H.invokeExact(state(), SYS_FUTEX, address, FUTEX_WAIT,
-                    (long) expected & 0xFFFF_FFFFL, ts, 0L, 0L);
-            if (r == 0) {
-                return 0;
-            }
-            int e = errno();
-            if (e != EAGAIN && e != ETIMEDOUT && e != EINTR) {
-                throw failure("futex", "FUTEX_WAIT at 0x" + Long.toHexString(address), e);
-            }
-            return e;
+            int r;
+            do {
+                r = (int) Flock.H.invokeExact(state(), fd, operation);
+            } while (r != 0 && errno() == EINTR);
+            return r == 0 ? 0 : errno();
         } catch (Throwable t) {
             throw rethrow(t);
         }
     }
 
-    /** FUTEX_WAKE: wakes up to {@code count} waiters on the shared word at {@code address}. */
-    public static void futexWake(long address, int count) {
+    private static final ThreadLocal<MemorySegment> STATX =
+            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(STATX_SIZE, 8));
+
+    /**
+     * statx(2) of an open descriptor.
+     *
+     * @throws NativeCallException naming {@code subject} if the call fails
+     */
+    public static FileStat fstat(int fd, String subject) {
+        FileStat s = statx(fd, "", AT_EMPTY_PATH);
+        if (s == null) {
+            throw failure("statx", subject, errno());
+        }
+        return s;
+    }
+
+    /** statx(2) of a path, not following a final symbolic link; null with {@link #errno()} set if it fails. */
+    public static FileStat lstat(String path) {
+        return statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW);
+    }
+
+    private static FileStat statx(int dirfd, String path, int flags) {
+        MemorySegment b = STATX.get();
         try {
-            long r = (long) Syscall.H.invokeExact(state(), SYS_FUTEX, address, FUTEX_WAKE, (long) count,
-                    MemorySegment.NULL, 0L, 0L);
-            if (r < 0) {
-                throw failure("futex", "FUTEX_WAKE at 0x" + Long.toHexString(address), errno());
+            int r = (int) Statx.H.invokeExact(state(), dirfd, cString(path, 0), flags, STATX_BASIC_STATS, b);
+            if (r != 0) {
+                return null;
             }
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        // struct statx: the same layout on every architecture
+        long dev = ((long) b.get(JAVA_INT, 136) << 32) | (b.get(JAVA_INT, 140) & 0xFFFF_FFFFL);
+        return new FileStat(dev, b.get(JAVA_LONG, 32), Short.toUnsignedInt(b.get(ValueLayout.JAVA_SHORT, 28)),
+                b.get(JAVA_INT, 20), Integer.toUnsignedLong(b.get(JAVA_INT, 16)), b.get(JAVA_LONG, 40), b.get(JAVA_LONG, 48));
+    }
+
+    /** kill(2); with signal 0 it only asks whether pid exists: returns 0 or the errno (ESRCH: no such process). */
+    public static int kill(long pid, int signal) {
+        try {
+            int r = (int) Kill.H.invokeExact(state(), (int) pid, signal);
+            return r == 0 ? 0 : errno();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** The effective user id of this process. */
+    public static int geteuid() {
+        try {
+            return (int) Geteuid.H.invokeExact();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** fchmod(2); returns 0 or the errno. */
+    public static int fchmod(int fd, int mode) {
+        try {
+            int r = (int) Fchmod.H.invokeExact(state(), fd, mode);
+            return r == 0 ? 0 : errno();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** chmod(2); returns 0 or the errno. */
+    public static int chmod(String path, int mode) {
+        try {
+            int r = (int) Chmod.H.invokeExact(state(), cString(path, 0), mode);
+            return r == 0 ? 0 : errno();
         } catch (Throwable t) {
             throw rethrow(t);
         }

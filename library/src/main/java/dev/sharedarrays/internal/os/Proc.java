@@ -31,8 +31,9 @@ public final class Proc {
 
     /**
      * Start time of pid, 0 if there is no such process or it is a zombie (it has died and only
-     * waits to be reaped), {@link #UNKNOWN} if its /proc entry cannot be read: a lock or barrier
-     * must never take a live process for dead.
+     * waits to be reaped), {@link #UNKNOWN} if its /proc entry cannot be read while kill(pid, 0)
+     * says it exists: a lock or barrier must never take a live process for dead, and at the fd
+     * limit a dead one is still seen as dead.
      */
     public static long startTime(long pid) {
         if (pid <= 0 || pid > Integer.MAX_VALUE) {
@@ -44,7 +45,8 @@ public final class Proc {
         } catch (NoSuchFileException e) {
             return 0;
         } catch (IOException e) {
-            return UNKNOWN;
+            // /proc unreadable (no descriptor left, hidepid): the kernel still answers whether pid exists
+            return Libc.kill(pid, 0) == Libc.ESRCH ? 0 : UNKNOWN;
         }
         // comm (field 2) may contain spaces and ')': the fields after it start at the last ')'.
         int close = stat.lastIndexOf(')');

@@ -1,6 +1,6 @@
 package dev.sharedarrays.internal.sync;
 
-import dev.sharedarrays.internal.os.Libc;
+import dev.sharedarrays.internal.os.FutexCalls;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -26,7 +26,7 @@ final class Futex {
     static void sleep(MemorySegment m, long wordOffset, long waitersOffset, int expected, long timeoutNanos) {
         INT_VH.getAndAdd(m, waitersOffset, 1);
         try {
-            Libc.futexWait(m.address() + wordOffset, expected, timeoutNanos);
+            FutexCalls.futexWait(m.address() + wordOffset, expected, timeoutNanos);
         } finally {
             INT_VH.getAndAdd(m, waitersOffset, -1);
         }
@@ -36,7 +36,7 @@ final class Futex {
     static void bump(MemorySegment m, long wordOffset, long waitersOffset) {
         INT_VH.getAndAdd(m, wordOffset, 1);
         if ((int) INT_VH.getVolatile(m, waitersOffset) != 0) {
-            Libc.futexWake(m.address() + wordOffset, Integer.MAX_VALUE);
+            FutexCalls.futexWake(m.address() + wordOffset, Integer.MAX_VALUE);
         }
     }
 }
