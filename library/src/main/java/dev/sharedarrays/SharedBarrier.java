@@ -1,6 +1,8 @@
 package dev.sharedarrays;
 
 import dev.sharedarrays.internal.os.Proc;
+import dev.sharedarrays.internal.backend.Backends;
+import dev.sharedarrays.internal.segment.Segment;
 import dev.sharedarrays.internal.sync.BarrierProtocol;
 import java.time.Duration;
 import java.util.Arrays;
@@ -79,9 +81,9 @@ public final class SharedBarrier implements AutoCloseable {
         if (parties < 1 || parties > MAX_PARTIES) {
             throw new IllegalArgumentException("a barrier has 1 to " + MAX_PARTIES + " parties, but parties was " + parties);
         }
-        SharedNDArray<I64> a = SharedArrays.create(I64.TYPE, new long[] {words(parties)}, options);
-        BarrierProtocol.initialize(a.data(), parties);
-        return new SharedBarrier(a, parties);
+        // the words are written before the name appears: no process can attach a half-made barrier
+        Segment s = Backends.create(I64.TYPE, new long[] {words(parties)}, options, d -> BarrierProtocol.initialize(d, parties));
+        return new SharedBarrier(SharedArrays.wrap(s).as(I64.TYPE), parties);
     }
 
     /**

@@ -14,6 +14,7 @@ import dev.sharedarrays.CreateOptions;
 import dev.sharedarrays.SegmentInfo;
 import dev.sharedarrays.SegmentNotFoundException;
 import dev.sharedarrays.SharedArrayException;
+import java.util.function.Consumer;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.OptionalLong;
@@ -25,13 +26,13 @@ import java.util.OptionalLong;
 final class AnonymousBackend implements SegmentBackend<ArrayHandle.Anonymous> {
 
     @Override
-    public Segment create(SegmentFacts facts, CreateOptions options) {
+    public Segment create(SegmentFacts facts, CreateOptions options, Consumer<MemorySegment> data) {
         long size = facts.fileSize();
         Arena arena = Arena.ofShared();
         try {
             long address = Libc.mmap(size, Libc.PROT_READ | Libc.PROT_WRITE, Libc.MAP_SHARED | Libc.MAP_ANONYMOUS, -1, 0, "anonymous");
             MemorySegment all = MemorySegment.ofAddress(address).reinterpret(size, arena, s -> Libc.munmap(address, size));
-            ControlBlock.initialize(all, all.asSlice(size - SegmentDescriptor.CONTROL_SIZE), facts);
+            ControlBlock.initialize(all, all.asSlice(size - SegmentDescriptor.CONTROL_SIZE), facts, data);
             return new Segment(facts, true, arena, all, null, -1,
                     ArrayHandle.anonymous(Proc.selfPid(), OptionalLong.of(facts.id())), -1);
         } catch (RuntimeException | Error e) {

@@ -9,6 +9,8 @@ import dev.sharedarrays.Backend;
 import dev.sharedarrays.CreateOptions;
 import dev.sharedarrays.DType;
 import dev.sharedarrays.SegmentInfo;
+import java.lang.foreign.MemorySegment;
+import java.util.function.Consumer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,9 +35,17 @@ public final class Backends {
      * @throws IllegalArgumentException if the shape is not a valid array shape
      */
     public static Segment create(DType<?> dtype, long[] shape, CreateOptions options) {
+        return create(dtype, shape, options, data -> { });
+    }
+
+    /**
+     * As {@link #create(DType, long[], CreateOptions)}, with {@code data} writing the first
+     * contents before any other process can attach (a barrier's words, say).
+     */
+    public static Segment create(DType<?> dtype, long[] shape, CreateOptions options, Consumer<MemorySegment> data) {
         Backend kind = BackendSelection.forCreate(options);
         SegmentFacts facts = SegmentFacts.forNew(dtype, shape, options.persistent(), kind);
-        return of(kind).create(facts, options);
+        return of(kind).create(facts, options, data);
     }
 
     /** Attaches the segment a handle names. */

@@ -9,6 +9,8 @@ import dev.sharedarrays.ArrayHandle;
 import dev.sharedarrays.CreateOptions;
 import dev.sharedarrays.SegmentInfo;
 import dev.sharedarrays.SharedArrayException;
+import java.lang.foreign.MemorySegment;
+import java.util.function.Consumer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -28,7 +30,7 @@ final class FileBackend implements SegmentBackend<ArrayHandle.File> {
     }
 
     @Override
-    public Segment create(SegmentFacts facts, CreateOptions options) {
+    public Segment create(SegmentFacts facts, CreateOptions options, Consumer<MemorySegment> data) {
         Path target;
         if (options.file() != null) {
             target = options.file().toAbsolutePath().normalize();
@@ -41,7 +43,7 @@ final class FileBackend implements SegmentBackend<ArrayHandle.File> {
             }
             target = dir.resolve(Names.validate(Names.orGenerated(options.name())));
         }
-        return SegmentFiles.createExclusive(target, facts,
+        return SegmentFiles.createExclusive(target, facts, data,
                 "free space in " + target.getParent() + " or choose another directory",
                 id -> ArrayHandle.file(target, id));
     }

@@ -15,6 +15,7 @@ import dev.sharedarrays.CreateOptions;
 import dev.sharedarrays.InsufficientSpaceException;
 import dev.sharedarrays.SegmentInfo;
 import dev.sharedarrays.SegmentNotFoundException;
+import java.util.function.Consumer;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -28,7 +29,7 @@ import java.util.OptionalLong;
 final class MemfdBackend implements SegmentBackend<ArrayHandle.Memfd> {
 
     @Override
-    public Segment create(SegmentFacts facts, CreateOptions options) {
+    public Segment create(SegmentFacts facts, CreateOptions options, Consumer<MemorySegment> data) {
         String name = Names.orGenerated(options.name());
         long size = facts.fileSize();
         int fd = Libc.memfdCreate(name, Libc.MFD_CLOEXEC | Libc.MFD_ALLOW_SEALING);
@@ -51,7 +52,7 @@ final class MemfdBackend implements SegmentBackend<ArrayHandle.Memfd> {
             }
             arena = Arena.ofShared();
             MemorySegment all = SegmentFiles.map(fd, size, arena, "memfd " + name);
-            ControlBlock.initialize(all, all.asSlice(size - SegmentDescriptor.CONTROL_SIZE), facts);
+            ControlBlock.initialize(all, all.asSlice(size - SegmentDescriptor.CONTROL_SIZE), facts, data);
             ArrayHandle handle = ArrayHandle.memfd(Proc.selfPid(), fd, OptionalLong.of(facts.id()));
             return new Segment(facts, true, arena, all, null, fd, handle, -1);
         } catch (RuntimeException | Error e) {

@@ -6,6 +6,8 @@ import dev.sharedarrays.internal.segment.SegmentFacts;
 import dev.sharedarrays.ArrayHandle;
 import dev.sharedarrays.CreateOptions;
 import dev.sharedarrays.SegmentInfo;
+import java.lang.foreign.MemorySegment;
+import java.util.function.Consumer;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -20,12 +22,13 @@ import java.util.Optional;
 interface SegmentBackend<H extends ArrayHandle> {
 
     /**
-     * Creates a zero-filled segment with these facts; {@code options} gives the name or file.
+     * Creates a segment with these facts, zero-filled, then handed to {@code data} before any
+     * other process can see it; {@code options} gives the name or file.
      *
      * @throws dev.sharedarrays.SegmentExistsException if the name or file exists (it is not touched)
      * @throws dev.sharedarrays.InsufficientSpaceException if the memory cannot be reserved
      */
-    Segment create(SegmentFacts facts, CreateOptions options);
+    Segment create(SegmentFacts facts, CreateOptions options, Consumer<MemorySegment> data);
 
     /**
      * Maps and validates the segment the handle names, and takes an attach slot in it.

@@ -14,6 +14,7 @@ import dev.sharedarrays.InsufficientSpaceException;
 import dev.sharedarrays.InvalidSegmentException;
 import dev.sharedarrays.SegmentExistsException;
 import dev.sharedarrays.SegmentNotFoundException;
+import java.util.function.Consumer;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -40,7 +41,7 @@ final class SegmentFiles {
      * @param spaceFix what the user can do when the directory is full, for the message
      * @param handleOf the handle of the new segment, given its id
      */
-    static Segment createExclusive(Path target, SegmentFacts facts, String spaceFix,
+    static Segment createExclusive(Path target, SegmentFacts facts, Consumer<MemorySegment> data, String spaceFix,
             Function<OptionalLong, ArrayHandle> handleOf) {
         Path dir = target.getParent();
         long size = facts.fileSize();
@@ -63,7 +64,7 @@ final class SegmentFiles {
             reserve(fd, size, dir, spaceFix, temp.toString());
             arena = Arena.ofShared();
             MemorySegment all = map(fd, size, arena, temp.toString());
-            ControlBlock.initialize(all, all.asSlice(size - SegmentDescriptor.CONTROL_SIZE), facts);
+            ControlBlock.initialize(all, all.asSlice(size - SegmentDescriptor.CONTROL_SIZE), facts, data);
             int err = Libc.link(temp.toString(), target.toString());
             if (err == Libc.EEXIST) {
                 throw new SegmentExistsException(target + " already exists (created concurrently); it was not touched");

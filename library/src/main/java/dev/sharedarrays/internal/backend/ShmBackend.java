@@ -9,6 +9,8 @@ import dev.sharedarrays.internal.segment.SegmentScan;
 import dev.sharedarrays.ArrayHandle;
 import dev.sharedarrays.CreateOptions;
 import dev.sharedarrays.SegmentInfo;
+import java.lang.foreign.MemorySegment;
+import java.util.function.Consumer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -45,10 +47,10 @@ public final class ShmBackend implements SegmentBackend<ArrayHandle.Shm> {
     }
 
     @Override
-    public Segment create(SegmentFacts facts, CreateOptions options) {
+    public Segment create(SegmentFacts facts, CreateOptions options, Consumer<MemorySegment> data) {
         Path dir = directory();
         Path target = dir.resolve(Names.validate(Names.orGenerated(options.name())));
-        return SegmentFiles.createExclusive(target, facts,
+        return SegmentFiles.createExclusive(target, facts, data,
                 "set " + BackendSelection.BACKEND_ENV + "=memfd or enlarge " + dir,
                 id -> ArrayHandle.shm(target.getFileName().toString(), id));
     }

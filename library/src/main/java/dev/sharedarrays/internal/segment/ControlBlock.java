@@ -9,6 +9,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.function.Consumer;
 import java.util.List;
 import java.util.zip.CRC32C;
 
@@ -25,6 +26,16 @@ public final class ControlBlock {
     private static final VarHandle INT_VH = INT.varHandle();
 
     private ControlBlock() {
+    }
+
+    /**
+     * Writes the first data ({@code data} receives the data bytes), then header and control
+     * fields, the ready word last with release semantics: whoever sees the segment ready sees
+     * its data as {@code data} left it.
+     */
+    public static void initialize(MemorySegment all, MemorySegment control, SegmentFacts facts, Consumer<MemorySegment> data) {
+        data.accept(all.asSlice(DATA_OFFSET, facts.dataLength()));
+        initialize(all, control, facts);
     }
 
     /** Writes header and control fields; the ready word last, with release semantics. */

@@ -1,0 +1,148 @@
+package dev.sharedarrays.internal.segment;
+
+import dev.sharedarrays.InvalidSegmentException;
+import dev.sharedarrays.SegmentNotFoundException;
+import dev.sharedarrays.internal.os.FileStat;
+import dev.sharedarrays.internal.os.Libc;
+import java.nio.file.Path;
+import java.util.function.IntPredicate;
+
+/**
+ * A file opened to be used as a segment (attach, inspect, sweep, rm), and checked before a byte
+ * of it is read: opened with O_NOFOLLOW|O_NONBLOCK (a symbolic link is refused, a FIFO cannot
+ * block), then fstat'ed: only a regular file of a trusted owner, fully allocated (a sparse
+ * file's holes would be a SIGBUS once mapped), passes. Every refusal names the path and why.
+ *
+ * <p>The descriptor carries the kernel-held liveness of the segment: {@link #lockShared} for
+ * as long as this process uses it, {@link #tryLockExclusive} to prove that no process does.
+ * Not thread-safe; closing releases the lock.
+ */
+public final class SegmentFile implements AutoCloseable {
+    private final Path path;
+    private final FileStat stat;
+    private int fd;
+
+    private SegmentFile(Path path, int fd, FileStat stat) {
+        this.path = path;
+        this.fd = fd;
+        this.stat = stat;
+    }
+
+    /**
+     * Opens and checks path.
+     *
+     * @param readWrite   O_RDWR (attach) rather than O_RDONLY (inspect, sweep, rm)
+     * @param trustedUid  which owners are accepted besides this process's effective uid
+     * @param verb        what the caller does, for messages: "attach", "inspect", ...
+     * @throws SegmentNotFoundException if nothing is at path
+     * @throws InvalidSegmentException if what is there is not a regular, trusted, fully
+     *         allocated file
+     */
+    public static SegmentFile open(Path path, boolean readWrite, IntPredicate trustedUid, String verb) {
+        String p = path.toString();
+        int fd = Libc.open(p, (readWrite ? Libc.O_RDWR : Libc.O_RDONLY) | Libc.O_NOFOLLOW | Libc.O_NONBLOCK | Libc.O_CLOEXEC, 0);
+        if (fd < 0) {
+            int errno = Libc.errno();
+            throw switch (errno) {
+                case Libc.ENOENT -> new SegmentNotFoundException("cannot " + verb + " " + p + ": it does not exist");
+                case Libc.ELOOP -> refused(verb, p, "is a symbolic link; segments are regular files");
+                case Libc.EISDIR -> refused(verb, p, "is a directory; segments are regular files");
+                case Libc.ENXIO -> refused(verb, p, "is a socket or a device without a reader; segments are regular files");
+                case Libc.EACCES, Libc.EPERM -> refused(verb, p, "cannot be opened " + (readWrite ? "for reading and writing" : "for reading")
+                        + " by this user (permission denied)");
+                default -> Libc.failure("open", p, errno);
+            };
+        }
+        try {
+            FileStat s = Libc.fstat(fd, p);
+            check(s, p, trustedUid, verb);
+            return new SegmentFile(path, fd, s);
+        } catch (RuntimeException | Error e) {
+            Libc.close(fd);
+            throw e;
+        }
+    }
+
+    /** The checks of {@link #open} on a stat: regular, trusted owner, fully allocated. */
+    static void check(FileStat s, String p, IntPredicate trustedUid, String verb) {
+        if (!s.isRegular()) {
+            throw refused(verb, p, "is " + s.kind() + "; segments are regular files");
+        }
+        int me = Libc.geteuid();
+        if (s.uid() != me && !trustedUid.test(s.uid())) {
+            throw refused(verb, p, "belongs to uid " + s.uid() + ", not to this user (uid " + me
+                    + "); another user's file is not trusted unless AttachOptions.trustUid(" + s.uid() + ") says so");
+        }
+        if (!s.fullyAllocated()) {
+            throw refused(verb, p, "is sparse: " + s.blocks() * 512 + " of its " + s.size()
+                    + " bytes are allocated, and shared-arrays reserves every byte at create, so it is not a segment"
+                    + " (mapping its holes would crash the process with SIGBUS)");
+        }
+    }
+
+    private static InvalidSegmentException refused(String verb, String p, String why) {
+        return new InvalidSegmentException("cannot " + verb + " " + p + ": it " + why);
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    public int fd() {
+        return fd;
+    }
+
+    public FileStat stat() {
+        return stat;
+    }
+
+    /**
+     * Takes flock(LOCK_SH), held until close, then checks that path still names this file and
+     * that the file still has a link: a file removed (and perhaps re-created) between open and
+     * lock is not the segment the caller asked for.
+     *
+     * @throws SegmentNotFoundException if path no longer names this file
+     */
+    public void lockShared(String verb) {
+        int err = Libc.flock(fd, Libc.LOCK_SH);
+        if (err != 0) {
+            throw Libc.failure("flock(LOCK_SH)", path.toString(), err);
+        }
+        FileStat now = Libc.fstat(fd, path.toString());
+        if (now.nlink() == 0 || !now.sameFile(Libc.lstat(path.toString()))) {
+            throw new SegmentNotFoundException("cannot " + verb + " " + path + ": it was removed meanwhile");
+        }
+    }
+
+    /** True if flock(LOCK_EX|LOCK_NB) succeeds: no other process holds the file. */
+    public boolean tryLockExclusive() {
+        int err = Libc.flock(fd, Libc.LOCK_EX | Libc.LOCK_NB);
+        if (err == Libc.EWOULDBLOCK) {
+            return false;
+        }
+        if (err != 0) {
+            throw Libc.failure("flock(LOCK_EX|LOCK_NB)", path.toString(), err);
+        }
+        return true;
+    }
+
+    /** True if path still names the file this descriptor has open. */
+    public boolean stillNamed() {
+        return stat.sameFile(Libc.lstat(path.toString()));
+    }
+
+    /** Hands the descriptor over (to a {@link Segment} that keeps it); close then does nothing. */
+    public int release() {
+        int d = fd;
+        fd = -1;
+        return d;
+    }
+
+    @Override
+    public void close() {
+        if (fd >= 0) {
+            Libc.close(fd);
+            fd = -1;
+        }
+    }
+}
