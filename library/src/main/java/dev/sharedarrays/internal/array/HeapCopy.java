@@ -2,6 +2,7 @@ package dev.sharedarrays.internal.array;
 
 import dev.sharedarrays.internal.kernel.ElementType;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * Copies between an array (a segment and a strided layout) and a Java heap array in row-major
@@ -14,55 +15,57 @@ public final class HeapCopy {
     private HeapCopy() {
     }
 
-    /** A heap array seen as a contiguous array of its own element type. */
-    private record Heap(ElementType type, MemorySegment segment) {
+    /**
+     * A heap array seen as a contiguous array of its own element type: the array itself with its
+     * element layout for bulk copies, and a heap segment over it for element conversions.
+     */
+    private record Heap(ElementType type, Object array, ValueLayout element, MemorySegment segment) {
     }
 
     private static Heap heap(Object heapArray) {
         return switch (heapArray) {
-            case double[] a -> new Heap(ElementType.F64, MemorySegment.ofArray(a));
-            case float[] a -> new Heap(ElementType.F32, MemorySegment.ofArray(a));
-            case long[] a -> new Heap(ElementType.I64, MemorySegment.ofArray(a));
-            case int[] a -> new Heap(ElementType.I32, MemorySegment.ofArray(a));
-            case short[] a -> new Heap(ElementType.I16, MemorySegment.ofArray(a));
-            case byte[] a -> new Heap(ElementType.I8, MemorySegment.ofArray(a));
+            case double[] a -> new Heap(ElementType.F64, a, ValueLayout.JAVA_DOUBLE, MemorySegment.ofArray(a));
+            case float[] a -> new Heap(ElementType.F32, a, ValueLayout.JAVA_FLOAT, MemorySegment.ofArray(a));
+            case long[] a -> new Heap(ElementType.I64, a, ValueLayout.JAVA_LONG, MemorySegment.ofArray(a));
+            case int[] a -> new Heap(ElementType.I32, a, ValueLayout.JAVA_INT, MemorySegment.ofArray(a));
+            case short[] a -> new Heap(ElementType.I16, a, ValueLayout.JAVA_SHORT, MemorySegment.ofArray(a));
+            case byte[] a -> new Heap(ElementType.I8, a, ValueLayout.JAVA_BYTE, MemorySegment.ofArray(a));
             default -> throw new IllegalArgumentException("not a primitive numeric array: " + heapArray.getClass().getName());
         };
     }
 
     /** Writes the heap array's elements into the array, in row-major order. */
     public static void copyIn(ElementType t, MemorySegment d, StridedLayout l, Object heapArray) {
-        Heap h = heap(heapArray);
-        copy(h.type(), h.segment(), t, d, l, h.type().isFloatingPoint(), true);
+        copy(heap(heapArray), t, d, l, true);
     }
 
     /** Reads the array's elements into the heap array, in row-major order. */
     public static void copyOut(ElementType t, MemorySegment d, StridedLayout l, Object heapArray) {
-        Heap h = heap(heapArray);
-        copy(h.type(), h.segment(), t, d, l, h.type().isFloatingPoint(), false);
+        copy(heap(heapArray), t, d, l, false);
     }
 
-    private static void copy(ElementType h, MemorySegment heap, ElementType t, MemorySegment d, StridedLayout l,
-                             boolean viaDouble, boolean in) {
+    private static void copy(Heap h, ElementType t, MemorySegment d, StridedLayout l, boolean in) {
         int size = t.itemSize();
-        boolean sameBits = h.itemSize() == size && h.isFloatingPoint() == t.isFloatingPoint();
+        boolean sameBits = h.type().itemSize() == size && h.type().isFloatingPoint() == t.isFloatingPoint();
+        boolean viaDouble = h.type().isFloatingPoint();
         long[] position = {0};
         Loops.rows(l, size, (off, stride, n) -> {
             long p = position[0];
             if (sameBits && stride == size) {
+                // the segment <-> array copies, as the JDK offers them for Java arrays
                 if (in) {
-                    MemorySegment.copy(heap, p * size, d, off, n * size);
+                    MemorySegment.copy(h.array(), (int) p, d, h.element(), off, (int) n);
                 } else {
-                    MemorySegment.copy(d, off, heap, p * size, n * size);
+                    MemorySegment.copy(d, h.element(), off, h.array(), (int) p, (int) n);
                 }
             } else {
                 long e = off / size;
                 long step = stride / size;
                 for (long k = 0; k < n; k++, e += step) {
                     if (in) {
-                        convert(h, heap, p + k, t, d, e, viaDouble);
+                        convert(h.type(), h.segment(), p + k, t, d, e, viaDouble);
                     } else {
-                        convert(t, d, e, h, heap, p + k, viaDouble);
+                        convert(t, d, e, h.type(), h.segment(), p + k, viaDouble);
                     }
                 }
             }
