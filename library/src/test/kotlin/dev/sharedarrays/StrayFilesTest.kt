@@ -33,7 +33,7 @@ class StrayFilesTest : FunSpec({
 
     fun sh(vararg cmd: String) = ProcessBuilder(*cmd).inheritIO().start().waitFor()
 
-    test("valid segments named .hidden, 'x (copy)' and in unicode do not stop ls or sweep, which still remove the dead segments") {
+    test("valid segments named .hidden, 'x (copy)' and in unicode do not stop ls or sweep, which still remove the dead segments; another user's temp-named file stays") {
         val dir = scratchDir("stray")
         // a UTF-8 locale, so that the child JVMs can name the unicode file at all
         val env = mapOf("SHARED_ARRAYS_DIR" to dir.absolutePath, "SHARED_ARRAYS_AUTO_SWEEP" to "0", "LC_ALL" to "C.UTF-8")
@@ -55,6 +55,11 @@ data = open(os.path.join(d, sys.argv[2].encode()), 'rb').read()
 for n in [b'.hidden', b'x (copy)', b'\xc3\xbcnic\xc3\xb8de-\xe5\x90\x8d']:
     open(os.path.join(d, n), 'wb').write(data)
 open(os.path.join(d, b'junk (copy)'), 'wb').write(b'not a segment')
+# named like the temporary file of a create that died, but another user's: not ours to remove
+if os.geteuid() == 0:
+    t = os.path.join(d, b'.sa-tmp-999999999-1-0000beef')
+    open(t, 'wb').write(b'x')
+    os.chown(t, 65534, 65534)
 """, dir.absolutePath, dead[0])
             victim.kill()
 
@@ -65,7 +70,13 @@ open(os.path.join(d, b'junk (copy)'), 'wb').write(b'not a segment')
             ls shouldContain "6 segment(s)"
             cli("sweep", "--dry-run") shouldContain "would remove 5 segment(s)"
             cli("sweep") shouldContain "removed 5 segment(s)"
-            dir.list()!!.toList() shouldContainExactlyInAnyOrder listOf(liveName, "junk (copy)")
+            val foreignTemp = ".sa-tmp-999999999-1-0000beef"
+            if (dev.sharedarrays.internal.os.Libc.geteuid() == 0) {
+                dir.list()!!.toList() shouldContainExactlyInAnyOrder listOf(liveName, "junk (copy)", foreignTemp)
+            } else {
+                println("skipped the other user's temporary file: chown needs root")
+                dir.list()!!.toList() shouldContainExactlyInAnyOrder listOf(liveName, "junk (copy)")
+            }
         } finally {
             started.forEach { it.close() }
             dir.deleteRecursively()
