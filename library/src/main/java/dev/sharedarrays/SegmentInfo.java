@@ -17,12 +17,12 @@ import java.util.List;
  * @param id         the array id
  * @param creator    the process that created it
  * @param attached   processes in its attach slots
- * @param persistent whether it outlives its creator's close (sweep leaves it alone)
+ * @param lifetime   who removes it (see {@link Lifetime}); sweep leaves PERSISTENT ones alone
  * @param backend    the backend that created it
  * @param created    creation time
  */
 public record SegmentInfo(Path path, ArrayHandle handle, DType<?> dtype, long[] shape, long bytes, long id,
-                          Participant creator, List<Participant> attached, boolean persistent, Backend backend,
+                          Participant creator, List<Participant> attached, Lifetime lifetime, Backend backend,
                           Instant created) {
 
     /** A process recorded in the segment, and whether it was alive when read. */
@@ -34,6 +34,7 @@ public record SegmentInfo(Path path, ArrayHandle handle, DType<?> dtype, long[] 
     }
 
     public SegmentInfo {
+        java.util.Objects.requireNonNull(lifetime, "lifetime");
         shape = shape.clone();
         attached = List.copyOf(attached);
     }
@@ -43,7 +44,15 @@ public record SegmentInfo(Path path, ArrayHandle handle, DType<?> dtype, long[] 
         return shape.clone();
     }
 
-    /** True if the creator or any attached process is alive. */
+    /** Whether it outlives its creator's close and is left alone by sweep: {@code lifetime() == PERSISTENT}. */
+    public boolean persistent() {
+        return lifetime == Lifetime.PERSISTENT;
+    }
+
+    /**
+     * True if the creator or any attached process is alive, as the control block's records say;
+     * whether the segment is in use is the kernel's to say (see {@link SharedArrays#sweep}).
+     */
     public boolean inUse() {
         return creator.alive() || attached.stream().anyMatch(Participant::alive);
     }
@@ -51,6 +60,6 @@ public record SegmentInfo(Path path, ArrayHandle handle, DType<?> dtype, long[] 
     @Override
     public String toString() {
         return "SegmentInfo(" + handle + ", " + dtype + " " + Arrays.toString(shape) + ", creator " + creator
-                + ", attached " + attached + (persistent ? ", persistent" : "") + ")";
+                + ", attached " + attached + (lifetime == Lifetime.OWNER ? "" : ", " + lifetime.name().toLowerCase(java.util.Locale.ROOT)) + ")";
     }
 }

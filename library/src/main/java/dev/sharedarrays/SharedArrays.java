@@ -142,14 +142,32 @@ public final class SharedArrays {
     }
 
     /**
-     * Removes one of our segments by handle (shm or file), whoever is attached; attached
-     * processes keep their mappings until they close.
+     * Removes one of our segments by handle (shm or file), whoever is attached: attached
+     * processes keep their mappings until they close. Only the file found at the name when this
+     * call opened it is removed; if the name is removed or re-created meanwhile, the file there
+     * now is left alone. Same as {@code remove(handle, true)}.
      *
-     * @throws InvalidSegmentException if the file there is not a shared-arrays segment
-     * @throws SegmentNotFoundException if nothing is there
+     * @throws InvalidSegmentException if the file there is not one of our segments (not a
+     *         regular file, another user's, sparse, or without a valid control block)
+     * @throws SegmentNotFoundException if nothing is there, or the name was re-created meanwhile
+     * @throws IllegalArgumentException if {@code handle} is a memfd or anonymous handle (no name)
      */
     public static Path remove(ArrayHandle handle) {
-        return Backends.remove(handle);
+        return remove(handle, true);
+    }
+
+    /**
+     * Removes one of our segments by handle (shm or file); without {@code force} only if no
+     * process has it open (no process holds its flock), as {@code sharedarrays rm} does.
+     *
+     * @throws SharedArrayException if {@code !force} and live processes have the segment open;
+     *         the message names the pids its attach slots record
+     * @throws InvalidSegmentException if the file there is not one of our segments
+     * @throws SegmentNotFoundException if nothing is there, or the name was re-created meanwhile
+     * @throws IllegalArgumentException if {@code handle} is a memfd or anonymous handle (no name)
+     */
+    public static Path remove(ArrayHandle handle, boolean force) {
+        return Backends.remove(handle, force);
     }
 
     /**
@@ -164,9 +182,14 @@ public final class SharedArrays {
     }
 
     /**
-     * Removes segments whose creator and attached processes are all dead, and temporary files
-     * of creates that died. Persistent arrays, live segments and files that are not ours are
-     * never touched.
+     * Removes the segments no process uses any more, in the shm directory and the default
+     * directory of file-backed arrays, and temporary files of creates that died. A segment is
+     * unused when this process gets {@code flock(LOCK_EX|LOCK_NB)} on it (every process that has
+     * it open holds LOCK_SH; the kernel drops it when a process dies) and no live process is
+     * recorded in it. {@link Lifetime#PERSISTENT} segments, files of other users and files that
+     * are not segments, under any name, are never touched. Every {@code create} also starts
+     * one in the background for the shm directory, at most once every 5 seconds per process
+     * ({@code SHARED_ARRAYS_AUTO_SWEEP=0} turns that off).
      *
      * @param dryRun list what would be removed without removing it
      * @return the files removed (or that would be)

@@ -83,7 +83,14 @@ class SweepTest : FunSpec({
             foreign.exists() shouldBe true
             ChildJvm("hold", "1", "10", env = env).use { holder ->
                 val h = ArrayHandle.parse(holder.expectLine("HANDLE ")) as ArrayHandle.Shm
-                ChildJvm("cli", "rm", h.name(), env = env).use { c -> c.expectLine("EXIT ").toInt() shouldBe 0 }
+                // its creator holds it: rm alone refuses, --force removes it
+                ChildJvm("cli", "rm", h.name(), env = env).use { c ->
+                    c.expectLine("EXIT ").toInt() shouldBe 1
+                    c.output() shouldContain "it is in use by pid ${holder.pid}"
+                    c.output() shouldContain "--force"
+                }
+                File(dir, h.name()).exists() shouldBe true
+                ChildJvm("cli", "rm", "--force", h.name(), env = env).use { c -> c.expectLine("EXIT ").toInt() shouldBe 0 }
                 File(dir, h.name()).exists() shouldBe false
             }
             ChildJvm("cli", "bogus", env = env).use { c -> c.expectLine("EXIT ").toInt() shouldBe 2 }

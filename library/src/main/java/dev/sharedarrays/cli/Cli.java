@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * {@code bin/sharedarrays ls | inspect <name|handle> | sweep [--dry-run] | rm <name|handle>}.
+ * {@code bin/sharedarrays ls | inspect <name|handle> | sweep [--dry-run] | rm [--force] <name|handle>}.
  * Exit status 0 on success, 1 on an error, 2 on a usage error.
  */
 public final class Cli {
@@ -22,8 +22,10 @@ public final class Cli {
             usage: sharedarrays <command>
               ls                        list shared arrays in the shm directory (%s)
               inspect <name|handle>     show one array: dtype, shape, creator, attached processes
-              sweep [--dry-run]         remove arrays whose creator and attached processes all died
-              rm <name|handle>          remove one array (attached processes keep their mapping)
+              sweep [--dry-run]         remove arrays no process uses any more (all died), except persistent ones
+              rm [--force] <name|handle>
+                                        remove one array; one that live processes have open only with
+                                        --force (they keep their mapping)
             environment: SHARED_ARRAYS_DIR moves the shm directory (default /dev/shm)""";
 
     private Cli() {
@@ -61,8 +63,11 @@ public final class Cli {
                     out.println((dry ? "would remove " : "removed ") + removed.size() + " segment(s)");
                 }
                 case "rm" -> {
-                    expect(args, 2, 2);
-                    out.println("removed " + SharedArrays.remove(handle(args[1])));
+                    boolean force = args.length == 3 && args[1].equals("--force");
+                    if (args.length != 2 + (force ? 1 : 0)) {
+                        throw new UsageException("rm takes one name or handle, and --force before it");
+                    }
+                    out.println("removed " + SharedArrays.remove(handle(args[args.length - 1]), force));
                 }
                 default -> throw new UsageException("unknown command '" + args[0] + "'");
             }
@@ -108,11 +113,12 @@ public final class Cli {
 
     static void ls(PrintStream out) {
         List<SegmentInfo> all = SharedArrays.list();
-        String fmt = "%-28s %-5s %-18s %10s %-8s %-10s %s%n";
-        out.printf(fmt, "NAME", "DTYPE", "SHAPE", "SIZE", "BACKEND", "CREATOR", "ATTACHED");
+        String fmt = "%-28s %-5s %-18s %10s %-8s %-10s %-10s %s%n";
+        out.printf(fmt, "NAME", "DTYPE", "SHAPE", "SIZE", "BACKEND", "LIFETIME", "CREATOR", "ATTACHED");
         for (SegmentInfo i : all) {
             String name = i.backend() == dev.sharedarrays.Backend.FILE ? i.path().toString() : i.path().getFileName().toString();
             out.printf(fmt, name, i.dtype(), shape(i.shape()), Units.bytes(i.bytes()), i.backend().id(),
+                    i.lifetime().name().toLowerCase(java.util.Locale.ROOT),
                     i.creator().pid() + (i.creator().alive() ? " alive" : " dead"), attached(i));
         }
         out.println(all.size() + " segment(s)" + (all.isEmpty() ? "" : ", " + all.stream().filter(i -> !i.inUse() && !i.persistent()).count()
@@ -137,7 +143,8 @@ public final class Cli {
         out.println("dtype      " + i.dtype() + " (" + i.dtype().descr() + ")");
         out.println("shape      " + Arrays.toString(i.shape()));
         out.println("size       " + Units.bytes(i.bytes()) + " (" + i.bytes() + " bytes of data)");
-        out.println("backend    " + i.backend().id() + (i.persistent() ? ", persistent" : ""));
+        out.println("backend    " + i.backend().id());
+        out.println("lifetime   " + i.lifetime().name().toLowerCase(java.util.Locale.ROOT));
         out.println("id         " + HexFormat.of().toHexDigits(i.id()));
         out.println("created    " + i.created());
         out.println("creator    pid " + i.creator().pid() + (i.creator().alive() ? " (alive)" : " (dead)"));

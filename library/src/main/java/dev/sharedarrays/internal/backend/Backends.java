@@ -44,7 +44,8 @@ public final class Backends {
      */
     public static Segment create(DType<?> dtype, long[] shape, CreateOptions options, Consumer<MemorySegment> data) {
         Backend kind = BackendSelection.forCreate(options);
-        SegmentFacts facts = SegmentFacts.forNew(dtype, shape, options.persistent(), kind);
+        SegmentFacts facts = SegmentFacts.forNew(dtype, shape, options.lifetime(), kind);
+        AutoSweep.maybeStart();
         return of(kind).create(facts, options, data);
     }
 
@@ -59,12 +60,13 @@ public final class Backends {
     }
 
     /**
-     * Removes the file of a shm or file array, whoever is attached.
+     * Removes the file of a shm or file array: with {@code force} whoever is attached, else only
+     * if no process holds it (see {@link Sweeper#remove}).
      *
      * @throws IllegalArgumentException if the handle names no file (memfd, anonymous)
      */
-    public static Path remove(ArrayHandle handle) {
-        return bind(handle).file().map(Sweeper::remove).orElseThrow(() -> new IllegalArgumentException(
+    public static Path remove(ArrayHandle handle, boolean force) {
+        return bind(handle).file().map(p -> Sweeper.remove(p, force)).orElseThrow(() -> new IllegalArgumentException(
                 handle.backend().id() + " arrays have no name to remove; they go when their last user closes them"));
     }
 

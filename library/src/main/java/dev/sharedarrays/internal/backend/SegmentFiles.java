@@ -1,5 +1,6 @@
 package dev.sharedarrays.internal.backend;
 
+import dev.sharedarrays.internal.os.FileStat;
 import dev.sharedarrays.internal.os.Libc;
 import dev.sharedarrays.internal.os.Proc;
 import dev.sharedarrays.internal.os.Units;
@@ -7,13 +8,14 @@ import dev.sharedarrays.internal.segment.ControlBlock;
 import dev.sharedarrays.internal.segment.Names;
 import dev.sharedarrays.internal.segment.Segment;
 import dev.sharedarrays.internal.segment.SegmentDescriptor;
+import dev.sharedarrays.internal.segment.SegmentFile;
 import dev.sharedarrays.internal.segment.SegmentFacts;
 
 import dev.sharedarrays.ArrayHandle;
 import dev.sharedarrays.InsufficientSpaceException;
 import dev.sharedarrays.InvalidSegmentException;
 import dev.sharedarrays.SegmentExistsException;
-import dev.sharedarrays.SegmentNotFoundException;
+import dev.sharedarrays.SharedArrayException;
 import java.util.function.Consumer;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -36,7 +38,8 @@ final class SegmentFiles {
     /**
      * Creates target exclusively: the segment is written and reserved in a temporary file in the
      * same directory, then linked to target, so that no process ever sees a half-made segment
-     * under its name and an existing file is never touched.
+     * under its name and an existing file is never touched. The returned segment keeps the
+     * descriptor, with the flock(LOCK_SH) taken before the name existed.
      *
      * @param spaceFix what the user can do when the directory is full, for the message
      * @param handleOf the handle of the new segment, given its id
@@ -53,14 +56,15 @@ final class SegmentFiles {
         if (free >= 0 && size > free) {
             throw noSpace(dir, size, free, spaceFix);
         }
-        Path temp = dir.resolve(Names.temp(Proc.selfPid(), Proc.selfStartTime()));
-        int fd = Libc.open(temp.toString(), Libc.O_RDWR | Libc.O_CREAT | Libc.O_EXCL | Libc.O_NOFOLLOW | Libc.O_CLOEXEC, 0600);
-        if (fd < 0) {
-            throw Libc.failure("open", temp.toString(), Libc.errno());
-        }
+        Path temp = null;
+        int fd = -1;
         Arena arena = null;
         boolean linked = false;
         try {
+            for (int attempt = 0; fd < 0; attempt++) {
+                temp = dir.resolve(Names.temp(Proc.selfPid(), Proc.selfStartTime()));
+                fd = openLockedTemp(temp, attempt);
+            }
             reserve(fd, size, dir, spaceFix, temp.toString());
             arena = Arena.ofShared();
             MemorySegment all = map(fd, size, arena, temp.toString());
@@ -73,22 +77,50 @@ final class SegmentFiles {
             }
             linked = true;
             Libc.unlink(temp.toString());
-            Libc.close(fd);
-            fd = -1;
-            return new Segment(facts, true, arena, all, target, -1, handleOf.apply(OptionalLong.of(facts.id())), -1);
+            // the descriptor stays open, with its LOCK_SH: the kernel's record that this process uses the file
+            return new Segment(facts, true, arena, all, target, fd, handleOf.apply(OptionalLong.of(facts.id())), -1);
         } catch (RuntimeException | Error e) {
             if (arena != null) {
                 arena.close();
             }
             if (fd >= 0) {
+                FileStat mine = Libc.fstat(fd, temp.toString());
+                if (mine.sameFile(Libc.lstat(temp.toString()))) {
+                    Libc.unlink(temp.toString());
+                }
+                if (linked && mine.sameFile(Libc.lstat(target.toString()))) {
+                    Libc.unlink(target.toString());
+                }
                 Libc.close(fd);
-            }
-            Libc.unlink(temp.toString());
-            if (linked) {
-                Libc.unlink(target.toString());
             }
             throw e;
         }
+    }
+
+    /**
+     * Creates temp (O_EXCL) and takes LOCK_SH on it before anything else, so that sweep, which
+     * removes a temporary file only when it can lock it exclusively, leaves it alone from then
+     * on. Returns -1 if a sweep removed it in the moment between the open and the lock.
+     */
+    private static int openLockedTemp(Path temp, int attempt) {
+        int fd = Libc.open(temp.toString(), Libc.O_RDWR | Libc.O_CREAT | Libc.O_EXCL | Libc.O_NOFOLLOW | Libc.O_CLOEXEC, 0600);
+        if (fd < 0) {
+            throw Libc.failure("open", temp.toString(), Libc.errno());
+        }
+        int err = Libc.flock(fd, Libc.LOCK_SH);
+        if (err != 0) {
+            Libc.close(fd);
+            throw Libc.failure("flock(LOCK_SH)", temp.toString(), err);
+        }
+        if (Libc.fstat(fd, temp.toString()).sameFile(Libc.lstat(temp.toString()))) {
+            return fd;
+        }
+        Libc.close(fd);
+        if (attempt >= 3) {
+            throw new SharedArrayException("cannot create " + temp + ": its temporary file was removed "
+                    + (attempt + 1) + " times right after it was made; is another program deleting files in " + temp.getParent() + "?");
+        }
+        return -1;
     }
 
     private static long usableSpace(Path dir) {
@@ -121,23 +153,18 @@ final class SegmentFiles {
     }
 
     /**
-     * Opens the file at path for attach and {@link #attach}es it.
+     * Opens the file at path for attach ({@link SegmentFile}: checked, LOCK_SH taken, still
+     * named) and {@link #attach}es it, keeping the locked descriptor in the segment.
      *
      * @param handleOf the handle of the attached segment, given its id
      */
     static Segment attachFile(Path path, ArrayHandle expected, Function<OptionalLong, ArrayHandle> handleOf) {
-        int fd = Libc.open(path.toString(), Libc.O_RDWR | Libc.O_NOFOLLOW | Libc.O_CLOEXEC | Libc.O_NONBLOCK, 0);
-        if (fd < 0) {
-            int errno = Libc.errno();
-            if (errno == Libc.ENOENT) {
-                throw new SegmentNotFoundException("cannot attach " + expected + ": " + path + " does not exist");
-            }
-            if (errno == Libc.ELOOP) {
-                throw new InvalidSegmentException("cannot attach " + expected + ": " + path + " is a symbolic link; segments are regular files");
-            }
-            throw Libc.failure("open", path.toString(), errno);
+        int fd;
+        try (SegmentFile f = SegmentFile.open(path, true, uid -> false, "attach")) {
+            f.lockShared("attach");
+            fd = f.release();
         }
-        return attach(fd, false, path, expected, path.toString(), handleOf);
+        return attach(fd, true, path, expected, path.toString(), handleOf);
     }
 
     /**

@@ -72,6 +72,11 @@ public final class ShmBackend implements SegmentBackend<ArrayHandle.Shm> {
 
     @Override
     public Optional<Path> scanDirectory() {
+        return shmScanDirectory();
+    }
+
+    /** The shm directory if there is one now. */
+    static Optional<Path> shmScanDirectory() {
         try {
             return Optional.of(directory());
         } catch (IllegalStateException e) {

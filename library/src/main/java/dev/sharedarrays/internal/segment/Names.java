@@ -47,6 +47,16 @@ public final class Names {
         return name;
     }
 
+    /** True if {@link #validate} accepts name: an array name we would create (and a shm handle can carry). */
+    public static boolean isValid(String name) {
+        try {
+            validate(name);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
     /** {@code name} if given, else a fresh {@code sa-<16 hex digits>}. */
     public static String orGenerated(String name) {
         return name != null ? name : "sa-" + HexFormat.of().toHexDigits(RANDOM.nextLong());

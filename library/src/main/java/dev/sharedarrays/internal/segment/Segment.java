@@ -1,17 +1,25 @@
 package dev.sharedarrays.internal.segment;
 
+import dev.sharedarrays.internal.os.FileStat;
 import dev.sharedarrays.internal.os.Libc;
 import dev.sharedarrays.internal.sync.ArrayLock;
 
 import dev.sharedarrays.ArrayHandle;
 import dev.sharedarrays.Backend;
+import dev.sharedarrays.Lifetime;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 
 /**
- * One process's view of a segment: the mapping, the descriptor it keeps (memfd only), its
- * attach slot, and whether it owns the OS resource.
+ * One process's view of a segment: the mapping, the descriptor it keeps, its attach slot, and
+ * whether it owns the OS resource.
+ *
+ * <p>The descriptor of a shm or file segment carries this process's {@code flock(LOCK_SH)}: the
+ * kernel's record that the file is in use, dropped when the descriptor is closed (by
+ * {@link #close}, or by the kernel when the process dies). Removing the name on close follows
+ * the segment's {@link Lifetime} and is identity-checked: only the file this descriptor has
+ * open is unlinked, never whatever the name names now.
  *
  * <p>The mapping belongs to a shared {@link Arena}: closing it unmaps, and any thread that
  * still touches the memory afterwards gets an {@link IllegalStateException} from the JDK
@@ -30,19 +38,28 @@ public final class Segment {
     private final ArrayHandle handle;
     private final int slot;
     private final ArrayLock lock;
+    private final SegmentKey key;
+    /** The identity of the file behind fd (or at path when this view has no fd); null for anonymous. */
+    private final FileStat stat;
     private int fd;
     private volatile boolean closed;
 
     /**
-     * @param owner  whether this process created the segment (and removes it on close unless persistent)
+     * @param owner  whether this process created the segment (and removes it on close as its lifetime says)
      * @param arena  the arena of the mapping, closed on close; null for a borrowed view
      * @param all    header, data and control block
      * @param path   the file of shm and file segments, else null
-     * @param fd     the memfd descriptor this view keeps open, else -1
+     * @param fd     the descriptor this view keeps open and closes on close (shm and file: holding
+     *               flock(LOCK_SH); memfd), else -1
      * @param slot   the attach slot this view holds, else -1
      */
     public Segment(SegmentFacts facts, boolean owner, Arena arena, MemorySegment all,
             Path path, int fd, ArrayHandle handle, int slot) {
+        this(facts, owner, arena, all, path, fd, handle, slot, identity(fd, path));
+    }
+
+    private Segment(SegmentFacts facts, boolean owner, Arena arena, MemorySegment all,
+            Path path, int fd, ArrayHandle handle, int slot, FileStat stat) {
         this.facts = facts;
         this.owner = owner;
         this.arena = arena;
@@ -53,15 +70,30 @@ public final class Segment {
         this.fd = fd;
         this.handle = handle;
         this.slot = slot;
-        this.lock = ArrayLock.retain(facts.id());
+        this.stat = stat;
+        this.key = stat != null ? SegmentKey.of(stat) : SegmentKey.ofId(facts.id());
+        this.lock = ArrayLock.retain(key);
         Registry.add(this);
+    }
+
+    /** The file behind fd, else the file at path (a view without a descriptor), else null. */
+    private static FileStat identity(int fd, Path path) {
+        if (fd >= 0) {
+            return Libc.fstat(fd, path != null ? path.toString() : "descriptor " + fd);
+        }
+        return path != null ? Libc.lstat(path.toString()) : null;
     }
 
     /** A view of the same memory for another array object in this process; closing it unmaps nothing. */
     public Segment borrow() {
         checkOpen();
         // the same scope as ours: when the owner unmaps, the view fails cleanly instead of faulting
-        return new Segment(facts, false, null, all, path, -1, handle, -1);
+        return new Segment(facts, false, null, all, path, -1, handle, -1, stat);
+    }
+
+    /** What this process's in-process state of the segment (its lock) is keyed by. */
+    public SegmentKey key() {
+        return key;
     }
 
     public Backend backend() {
@@ -85,7 +117,7 @@ public final class Segment {
         return path;
     }
 
-    /** The memfd descriptor this process holds, else -1. */
+    /** The descriptor this view holds (shm, file, memfd), else -1. */
     public int fd() {
         return fd;
     }
@@ -139,29 +171,63 @@ public final class Segment {
     }
 
     /**
-     * Detaches this process's view; an owner of a non-persistent array also destroys it.
-     * Idempotent.
+     * Detaches this process's view and removes the name as the lifetime says: OWNER when this is
+     * the owner; SHARED when this is the last process to close (its flock(LOCK_EX|LOCK_NB)
+     * succeeds); PERSISTENT never. Idempotent.
      */
     public void close() {
-        if (owner && !facts.persistent()) {
-            destroy();
-        } else {
-            release();
+        switch (facts.lifetime()) {
+            case OWNER -> {
+                if (owner) {
+                    destroy();
+                } else {
+                    release();
+                }
+            }
+            case SHARED -> closeShared();
+            case PERSISTENT -> release();
         }
     }
 
-    /** Owner only: removes the name or file, then detaches. Idempotent. */
+    /** Owner only: removes the name if it still names this segment's file, then detaches. Idempotent. */
     public void destroy() {
         if (!owner) {
             throw new IllegalStateException("only the creator (pid " + facts.creatorPid() + ") may destroy "
                     + handle + "; this process attached it: close() it instead");
         }
         synchronized (this) {
-            if (!closed && path != null) {
-                Libc.unlink(path.toString());
+            if (!closed) {
+                unlinkIfStillNamed();
             }
         }
         release();
+    }
+
+    /**
+     * Last one out removes the name. Converting LOCK_SH to LOCK_EX|LOCK_NB is not atomic: a
+     * failed attempt has already dropped our shared lock. So of two processes closing at once,
+     * the later attempt finds the earlier one's lock gone and wins: at least one removes it.
+     */
+    private void closeShared() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            if (fd >= 0 && path != null && Libc.flock(fd, Libc.LOCK_EX | Libc.LOCK_NB) == 0) {
+                unlinkIfStillNamed();
+            }
+        }
+        release();
+    }
+
+    /** Unlinks path if it still names the file this segment has open: a re-created name is left alone. */
+    private void unlinkIfStillNamed() {
+        if (path == null) {
+            return;
+        }
+        if (stat == null || stat.sameFile(Libc.lstat(path.toString()))) {
+            Libc.unlink(path.toString());
+        }
     }
 
     private synchronized void release() {
@@ -173,7 +239,7 @@ public final class Segment {
         }
         closed = true;
         Registry.remove(this);
-        ArrayLock.release(facts.id());
+        ArrayLock.release(key);
         if (arena != null) {
             closeArena();
         }

@@ -28,7 +28,7 @@ import java.nio.charset.StandardCharsets;
  * 112  creator pid    u64                          at create
  * 120  creator start  u64  /proc/pid/stat field 22 at create
  * 128  created        u64  epoch milliseconds      at create
- * 136  flags          u64  bit 0 persistent, bits 8-15 backend ordinal
+ * 136  flags          u64  bit 0 persistent, bit 1 shared (lifetime), bits 8-15 backend ordinal
  * 144  crc32c         u32  of bytes 0..143, ready read as 0
  * 148  (reserved)     u32
  * 152  op counter     u64                          mutable
@@ -89,7 +89,10 @@ public final class SegmentDescriptor {
     public static final int ATTACH_SLOTS = 64;
     public static final int SLOT_SIZE = 16;
 
+    /** Lifetime PERSISTENT; neither this nor {@link #FLAG_SHARED} means OWNER. */
     public static final long FLAG_PERSISTENT = 1;
+    /** Lifetime SHARED: the last process to close removes it. */
+    public static final long FLAG_SHARED = 2;
 
     private static final byte[] NPY_MAGIC = {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
 

@@ -4,6 +4,7 @@ import dev.sharedarrays.internal.os.Proc;
 
 import dev.sharedarrays.Backend;
 import dev.sharedarrays.DType;
+import dev.sharedarrays.Lifetime;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.random.RandomGenerator;
@@ -23,10 +24,15 @@ public record SegmentFacts(DType<?> dtype, long[] shape, long dataLength, long i
      * @throws IllegalArgumentException if {@code shape.length < 1 || shape.length > 8}, a dimension
      *         is below 1, or the data would exceed 1 TiB
      */
-    public static SegmentFacts forNew(DType<?> dtype, long[] shape, boolean persistent, Backend backend) {
+    public static SegmentFacts forNew(DType<?> dtype, long[] shape, Lifetime lifetime, Backend backend) {
         long[] checked = checkShape(shape, dtype);
         return new SegmentFacts(dtype, checked, SegmentDescriptor.dataLength(checked, dtype.itemSize()), RANDOM.nextLong(),
-                Proc.selfPid(), Proc.selfStartTime(), System.currentTimeMillis(), flags(persistent, backend));
+                Proc.selfPid(), Proc.selfStartTime(), System.currentTimeMillis(), flags(lifetime, backend));
+    }
+
+    /** {@link #forNew(DType, long[], Lifetime, Backend)} with PERSISTENT or OWNER. */
+    public static SegmentFacts forNew(DType<?> dtype, long[] shape, boolean persistent, Backend backend) {
+        return forNew(dtype, shape, persistent ? Lifetime.PERSISTENT : Lifetime.OWNER, backend);
     }
 
     static long[] checkShape(long[] shape, DType<?> dtype) {
@@ -47,7 +53,15 @@ public record SegmentFacts(DType<?> dtype, long[] shape, long dataLength, long i
     }
 
     public boolean persistent() {
-        return (flags & SegmentDescriptor.FLAG_PERSISTENT) != 0;
+        return lifetime() == Lifetime.PERSISTENT;
+    }
+
+    /** Who removes the segment: from the flags word (persistent wins should both bits be set). */
+    public Lifetime lifetime() {
+        if ((flags & SegmentDescriptor.FLAG_PERSISTENT) != 0) {
+            return Lifetime.PERSISTENT;
+        }
+        return (flags & SegmentDescriptor.FLAG_SHARED) != 0 ? Lifetime.SHARED : Lifetime.OWNER;
     }
 
     /** The backend that created the segment. */
@@ -65,8 +79,18 @@ public record SegmentFacts(DType<?> dtype, long[] shape, long dataLength, long i
         return dataLength / dtype.itemSize();
     }
 
-    /** The flags word: bit 0 persistent, bits 8-15 the backend's ordinal. */
+    /** The flags word: bit 0 persistent, bit 1 shared, bits 8-15 the backend's ordinal. */
+    public static long flags(Lifetime lifetime, Backend backend) {
+        long l = switch (lifetime) {
+            case OWNER -> 0;
+            case SHARED -> SegmentDescriptor.FLAG_SHARED;
+            case PERSISTENT -> SegmentDescriptor.FLAG_PERSISTENT;
+        };
+        return l | ((long) backend.ordinal() << 8);
+    }
+
+    /** {@link #flags(Lifetime, Backend)} with PERSISTENT or OWNER. */
     public static long flags(boolean persistent, Backend backend) {
-        return (persistent ? SegmentDescriptor.FLAG_PERSISTENT : 0) | ((long) backend.ordinal() << 8);
+        return flags(persistent ? Lifetime.PERSISTENT : Lifetime.OWNER, backend);
     }
 }

@@ -39,6 +39,25 @@ public final class SegmentFile implements AutoCloseable {
      *         allocated file
      */
     public static SegmentFile open(Path path, boolean readWrite, IntPredicate trustedUid, String verb) {
+        return open(path, readWrite, verb, s -> check(s, path.toString(), trustedUid, verb));
+    }
+
+    /**
+     * Opens path read-only and checks only that it is a regular file of this user: for a
+     * create's temporary file, which may be in any state its creator left it in.
+     *
+     * @throws SegmentNotFoundException if nothing is at path
+     * @throws InvalidSegmentException if what is there is not a regular file of this user
+     */
+    static SegmentFile openOwn(Path path, String verb) {
+        return open(path, false, verb, s -> {
+            if (!s.isRegular() || s.uid() != Libc.geteuid()) {
+                throw refused(verb, path.toString(), "is " + s.kind() + " of uid " + s.uid() + ", not a file of this user");
+            }
+        });
+    }
+
+    private static SegmentFile open(Path path, boolean readWrite, String verb, java.util.function.Consumer<FileStat> checks) {
         String p = path.toString();
         int fd = Libc.open(p, (readWrite ? Libc.O_RDWR : Libc.O_RDONLY) | Libc.O_NOFOLLOW | Libc.O_NONBLOCK | Libc.O_CLOEXEC, 0);
         if (fd < 0) {
@@ -55,7 +74,7 @@ public final class SegmentFile implements AutoCloseable {
         }
         try {
             FileStat s = Libc.fstat(fd, p);
-            check(s, p, trustedUid, verb);
+            checks.accept(s);
             return new SegmentFile(path, fd, s);
         } catch (RuntimeException | Error e) {
             Libc.close(fd);

@@ -27,9 +27,13 @@ import java.util.OptionalLong;
 import java.util.Set;
 
 /**
- * Reads segments without attaching or changing them, for ls and inspect: a header page and a
- * control page copied to the heap, validated like attach does. Only files whose control block
- * validates are ours; anything else in a directory is skipped. Removal is {@link Sweeper}'s.
+ * Reads segments without attaching or changing them, for ls and inspect: a file is opened and
+ * checked by {@link SegmentFile} (so a FIFO, device, link, another user's or a sparse file is
+ * refused before a byte is read), then a header page and a control page are copied to the heap
+ * through that descriptor and validated like attach does. Only our files whose control block
+ * validates are ours; anything else in a directory is skipped, whatever its name. Names are
+ * never validated here: a valid segment under a name we would not generate is reported with a
+ * file handle. Removal is {@link Sweeper}'s.
  */
 public final class SegmentScan {
     private SegmentScan() {
@@ -43,10 +47,10 @@ public final class SegmentScan {
                 if (Names.isTemp(p.getFileName().toString())) {
                     continue;
                 }
-                try {
-                    out.add(read(p, null));
-                } catch (SharedArrayException e) {
-                    // not ours or damaged: not listed
+                try (SegmentFile f = SegmentFile.open(p, false, uid -> false, "list")) {
+                    out.add(read(f, null));
+                } catch (RuntimeException e) {
+                    // not ours, damaged or gone meanwhile: not listed, and never stops the listing
                 }
             }
         }
@@ -77,7 +81,15 @@ public final class SegmentScan {
      * @throws InvalidSegmentException if it is not one of ours, or is damaged
      */
     public static SegmentInfo read(Path path, ArrayHandle handleOrNull) {
-        return read(path, path, handleOrNull, LinkOption.NOFOLLOW_LINKS);
+        try (SegmentFile f = SegmentFile.open(path, false, uid -> false, "inspect")) {
+            return read(f, handleOrNull);
+        }
+    }
+
+    /** Reads the segment behind an opened file (through its descriptor, not its name again). */
+    static SegmentInfo read(SegmentFile f, ArrayHandle handleOrNull) {
+        // /proc/self/fd/<fd> opens the very file f has open, whatever its name names now
+        return read(Path.of("/proc/self/fd/" + f.fd()), f.path(), handleOrNull);
     }
 
     /**
@@ -101,9 +113,11 @@ public final class SegmentScan {
             readFully(ch, header, 0);
             readFully(ch, control, size - SegmentDescriptor.CONTROL_SIZE);
             SegmentFacts f = ControlBlock.validate(header, control, size, where);
+            String name = path.getFileName().toString();
+            // a name we would not generate has no shm handle; the file handle of its path attaches it
             ArrayHandle handle = handleOrNull != null ? handleOrNull
-                    : f.backend() == Backend.FILE ? ArrayHandle.file(path, OptionalLong.of(f.id()))
-                    : ArrayHandle.shm(path.getFileName().toString(), OptionalLong.of(f.id()));
+                    : f.backend() == Backend.FILE || !Names.isValid(name) ? ArrayHandle.file(path, OptionalLong.of(f.id()))
+                    : ArrayHandle.shm(name, OptionalLong.of(f.id()));
             return describe(path, handle, f, control);
         } catch (NoSuchFileException e) {
             throw new SegmentNotFoundException(where + " does not exist");
@@ -125,7 +139,7 @@ public final class SegmentScan {
         SegmentInfo.Participant creator = new SegmentInfo.Participant(f.creatorPid(), f.creatorStart(),
                 Proc.isAlive(f.creatorPid(), f.creatorStart()));
         return new SegmentInfo(path, handle, f.dtype(), f.shape(), f.dataLength(), f.id(), creator, attached,
-                f.persistent(), f.backend(), Instant.ofEpochMilli(f.createdMillis()));
+                f.lifetime(), f.backend(), Instant.ofEpochMilli(f.createdMillis()));
     }
 
     private static Set<OpenOption> readOptions(LinkOption... links) {

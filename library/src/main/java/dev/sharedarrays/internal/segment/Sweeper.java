@@ -4,69 +4,148 @@ import dev.sharedarrays.internal.os.Libc;
 import dev.sharedarrays.internal.os.Proc;
 
 import dev.sharedarrays.InvalidSegmentException;
+import dev.sharedarrays.Lifetime;
 import dev.sharedarrays.SegmentInfo;
+import dev.sharedarrays.SegmentNotFoundException;
 import dev.sharedarrays.SharedArrayException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /**
- * Removes segments: those whose processes all died (sweep), and one by path (rm). A file is
- * removed only if its control block validates (or it is the temporary file of a create that
- * died): anything else in a directory is never touched. Reading is {@link SegmentScan}'s.
+ * Removes segments: those no process uses any more (sweep), and one by path (rm).
+ *
+ * <p>Whether a segment is in use is the kernel's to say: every process that has it open holds
+ * flock(LOCK_SH) on it, so a sweep that gets flock(LOCK_EX|LOCK_NB) on its own descriptor knows
+ * that no process does, and an attach that comes later takes LOCK_SH only after the sweep
+ * closed its descriptor, then finds the file gone (no link) and reports it not found. The
+ * control block's records (creator, attach slots) are a second brake only: a segment they show
+ * a live process in is left alone too (a process of an older version holds no flock).
+ *
+ * <p>Removal unlinks only the file that was opened and locked, checked again by identity
+ * (st_dev, st_ino) just before: a name removed and re-created meanwhile is left alone. A file
+ * that is not ours (another owner, not a regular file, not a valid segment, any name) is
+ * skipped, never an error that stops a sweep. Thread-safe; reading is {@link SegmentScan}'s.
  */
 public final class Sweeper {
     private Sweeper() {
     }
 
-    /** Removes dead segments and dead creates' temporary files in these directories; returns their paths. */
+    /** Removes unused non-persistent segments and dead creates' temporary files in these directories; returns their paths. */
     public static List<Path> sweep(List<Path> directories, boolean dryRun) {
         List<Path> removed = new ArrayList<>();
         for (Path dir : directories) {
-            for (Path p : SegmentScan.files(dir)) {
-                String name = p.getFileName().toString();
-                boolean dead;
-                if (Names.isTemp(name)) {
-                    long[] creator = Names.tempCreator(name);
-                    dead = creator != null && !Proc.isAlive(creator[0], creator[1]);
-                } else {
-                    try {
-                        SegmentInfo info = SegmentScan.read(p, null);
-                        dead = !info.persistent() && !info.inUse();
-                    } catch (SharedArrayException e) {
-                        dead = false; // not ours, or damaged: never touched
+            List<Path> files;
+            try {
+                files = SegmentScan.files(dir);
+            } catch (SharedArrayException e) {
+                continue; // an unreadable directory has nothing we may remove
+            }
+            for (Path p : files) {
+                try {
+                    boolean temp = Names.isTemp(p.getFileName().toString());
+                    if (temp ? sweepTemp(p, dryRun) : sweepSegment(p, dryRun)) {
+                        removed.add(p);
                     }
-                }
-                if (dead) {
-                    if (!dryRun) {
-                        int err = Libc.unlink(p.toString());
-                        if (err != 0 && err != Libc.ENOENT) {
-                            throw Libc.failure("unlink", p.toString(), err);
-                        }
-                    }
-                    removed.add(p);
+                } catch (RuntimeException e) {
+                    // not ours, damaged, or gone meanwhile: never touched, never fatal
                 }
             }
         }
         return removed;
     }
 
-    /**
-     * Removes the segment at path, whoever is attached (they keep their mappings).
-     *
-     * @throws InvalidSegmentException if the file is not a shared-arrays segment
-     * @throws dev.sharedarrays.SegmentNotFoundException if nothing is there
-     */
-    public static Path remove(Path p) {
-        try {
-            SegmentScan.read(p, null);
-        } catch (InvalidSegmentException e) {
-            throw new InvalidSegmentException("refusing to remove " + p + ": " + e.getMessage());
+    private static boolean sweepSegment(Path p, boolean dryRun) {
+        try (SegmentFile f = SegmentFile.open(p, false, uid -> false, "sweep")) {
+            SegmentInfo info = SegmentScan.read(f, null);
+            if (info.lifetime() == Lifetime.PERSISTENT || info.inUse()) {
+                return false;
+            }
+            return removeLocked(f, dryRun);
         }
+    }
+
+    /**
+     * A create's temporary file: ours (owner) and lockable (a live creator holds LOCK_SH on it
+     * from the moment it made it), and its creator, named in the file name, is gone. It need not
+     * be a valid segment: a create may have died at any step.
+     */
+    private static boolean sweepTemp(Path p, boolean dryRun) {
+        long[] creator = Names.tempCreator(p.getFileName().toString());
+        if (creator == null || Proc.isAlive(creator[0], creator[1])) {
+            return false;
+        }
+        try (SegmentFile f = SegmentFile.openOwn(p, "sweep")) {
+            return removeLocked(f, dryRun);
+        }
+    }
+
+    /** Unlinks f's path if no process holds f (LOCK_EX|LOCK_NB) and the path still names f. */
+    private static boolean removeLocked(SegmentFile f, boolean dryRun) {
+        if (!f.tryLockExclusive() || !f.stillNamed()) {
+            return false;
+        }
+        if (!dryRun) {
+            unlink(f.path());
+        }
+        return true;
+    }
+
+    private static void unlink(Path p) {
         int err = Libc.unlink(p.toString());
-        if (err != 0) {
+        if (err != 0 && err != Libc.ENOENT) {
             throw Libc.failure("unlink", p.toString(), err);
         }
-        return p;
+    }
+
+    /**
+     * Removes the segment at path. Without {@code force} only if no process holds it (its
+     * flock(LOCK_EX|LOCK_NB) succeeds); with it whoever is attached (they keep their mappings).
+     * Either way only the file opened and checked here is unlinked.
+     *
+     * @throws InvalidSegmentException if the file is not one of our segments (not a regular
+     *         file, another user's, sparse, or without a valid control block)
+     * @throws SegmentNotFoundException if nothing is there, or the name was removed or re-created
+     *         meanwhile (the file now there is left alone)
+     * @throws SharedArrayException if {@code !force} and live processes hold the segment; the
+     *         message names their pids
+     */
+    public static Path remove(Path p, boolean force) {
+        try (SegmentFile f = SegmentFile.open(p, false, uid -> false, "remove")) {
+            SegmentInfo info;
+            try {
+                info = SegmentScan.read(f, null);
+            } catch (InvalidSegmentException e) {
+                throw new InvalidSegmentException("refusing to remove " + p + ": " + e.getMessage());
+            }
+            if (!f.tryLockExclusive() && !force) {
+                throw new SharedArrayException("refusing to remove " + p + ": it is in use by " + holders(info)
+                        + "; use rm --force (SharedArrays.remove(handle)) to remove it anyway (they keep their mappings)");
+            }
+            if (!f.stillNamed()) {
+                throw new SegmentNotFoundException("did not remove " + p + ": it was removed or re-created meanwhile; "
+                        + "the file there now was left alone");
+            }
+            unlink(p);
+            return p;
+        }
+    }
+
+    /** The live processes the attach slots and creator record, for messages. */
+    private static String holders(SegmentInfo info) {
+        List<Long> pids = new ArrayList<>();
+        if (info.creator().alive()) {
+            pids.add(info.creator().pid());
+        }
+        info.attached().stream().filter(SegmentInfo.Participant::alive).forEach(a -> {
+            if (!pids.contains(a.pid())) {
+                pids.add(a.pid());
+            }
+        });
+        if (pids.isEmpty()) {
+            return "a live process that has it open (its pid is not in the attach slots)";
+        }
+        return (pids.size() == 1 ? "pid " : "pids ") + pids.stream().map(String::valueOf).collect(Collectors.joining(", "));
     }
 }

@@ -1,6 +1,7 @@
 package dev.sharedarrays.internal.sync;
 
 import dev.sharedarrays.internal.os.Proc;
+import dev.sharedarrays.internal.segment.SegmentKey;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -25,7 +26,8 @@ import static dev.sharedarrays.internal.segment.SegmentDescriptor.*;
  * holders they wait for still run: a dead process's hold is taken over (writer) or cleared
  * (reader).
  *
- * <p>Within this process a {@link ReentrantReadWriteLock} per array id orders the threads and
+ * <p>Within this process a {@link ReentrantReadWriteLock} per segment (its file's identity, see
+ * {@link SegmentKey}: a copied file is another lock) orders the threads and
  * makes the lock reentrant; only the first reader and the writer touch shared memory. A thread
  * that holds the write lock may also take the read lock; a read lock cannot be upgraded.
  */
@@ -33,7 +35,7 @@ public final class ArrayLock {
     private static final VarHandle LONG_VH = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle INT_VH = ValueLayout.JAVA_INT.varHandle();
     private static final int SPINS = 200;
-    private static final ConcurrentHashMap<Long, ArrayLock> LOCKS = new ConcurrentHashMap<>();
+    private static final ConcurrentHashMap<SegmentKey, ArrayLock> LOCKS = new ConcurrentHashMap<>();
 
     private final ReentrantReadWriteLock local = new ReentrantReadWriteLock();
     /** Read holds of this process covered by its reader slot; guarded by this. */
@@ -46,17 +48,26 @@ public final class ArrayLock {
     private ArrayLock() {
     }
 
-    /** The lock of array {@code id} in this process; pair with {@link #release}. */
-    public static ArrayLock retain(long id) {
-        return LOCKS.compute(id, (k, v) -> {
+    /** The lock of the segment {@code key} names in this process; pair with {@link #release(SegmentKey)}. */
+    public static ArrayLock retain(SegmentKey key) {
+        return LOCKS.compute(key, (k, v) -> {
             ArrayLock l = v == null ? new ArrayLock() : v;
             l.refs++;
             return l;
         });
     }
 
+    public static void release(SegmentKey key) {
+        LOCKS.computeIfPresent(key, (k, v) -> --v.refs == 0 ? null : v);
+    }
+
+    /** The lock of a segment without a file, by array id; pair with {@link #release(long)}. */
+    public static ArrayLock retain(long id) {
+        return retain(SegmentKey.ofId(id));
+    }
+
     public static void release(long id) {
-        LOCKS.computeIfPresent(id, (k, v) -> --v.refs == 0 ? null : v);
+        release(SegmentKey.ofId(id));
     }
 
     // ---------------------------------------------------------------- this process
