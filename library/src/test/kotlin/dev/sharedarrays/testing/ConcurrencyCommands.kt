@@ -33,8 +33,8 @@ import java.util.concurrent.atomic.AtomicBoolean
  *  - `lock-at-fd-limit <handle>`: take and release the write lock once (everything it runs is loaded), print
  *     `READY`, wait for a line on stdin, open /dev/null until no descriptor is left, then take the write lock and
  *     print `TOOK <ms> FDS <opened> PROC_READABLE <whether /proc/self/stat could be read then>`
- *  - `barrier-churn <name>`: create and close a 1-party shm barrier of that name in a loop until a line
- *     arrives on stdin; print `CHURNING` at the start and `CREATED <n>` at the end
+ *  - `barrier-churn <name>`: create a 1-party shm barrier of that name, keep it 0-100 µs, close it, in a loop until a line
+ *     arrives on stdin; print `CHURNING` after 300 (warmed up) and `CREATED <n>` at the end
  */
 object ConcurrencyCommands {
     fun run(args: Array<String>): Boolean {
@@ -131,12 +131,18 @@ object ConcurrencyCommands {
                     stop.set(true)
                 }
                 val opts = CreateOptions.defaults().backend(Backend.SHM).name(args[1])
-                println("CHURNING")
-                System.out.flush()
                 var n = 0L
                 while (!stop.get()) {
-                    SharedBarrier.create(1, opts).close()
-                    n++
+                    val b = SharedBarrier.create(1, opts)
+                    // open for up to 100 µs, so that attaches find it too, not only the moments around its birth
+                    val until = System.nanoTime() + (n % 5) * 25_000
+                    while (System.nanoTime() < until) Thread.onSpinWait()
+                    b.close()
+                    if (++n == 300L) {
+                        // warmed up: creations now come as fast as attaches
+                        println("CHURNING")
+                        System.out.flush()
+                    }
                 }
                 println("CREATED $n")
             }
