@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * {@code bin/sharedarrays ls | inspect <name|handle> | sweep [--dry-run] | rm <name|handle>}.
+ * {@code bin/sharedarrays ls | inspect <name|handle> | sweep [--dry-run] | rm <name|handle> | doctor}.
  * Exit status 0 on success, 1 on an error, 2 on a usage error.
  */
 public final class Cli {
@@ -24,6 +24,7 @@ public final class Cli {
               inspect <name|handle>     show one array: dtype, shape, creator, attached processes
               sweep [--dry-run]         remove arrays whose creator and attached processes all died
               rm <name|handle>          remove one array (attached processes keep their mapping)
+              doctor                    check what makes shared memory fail here, with fixes (exit 1 if a check fails)
             environment: SHARED_ARRAYS_DIR moves the shm directory (default /dev/shm)""";
 
     private Cli() {
@@ -63,6 +64,10 @@ public final class Cli {
                 case "rm" -> {
                     expect(args, 2, 2);
                     out.println("removed " + SharedArrays.remove(handle(args[1])));
+                }
+                case "doctor" -> {
+                    expect(args, 1, 1);
+                    return Doctor.run(out);
                 }
                 default -> throw new UsageException("unknown command '" + args[0] + "'");
             }
