@@ -7,6 +7,15 @@ import java.nio.file.Path;
  * Hands a memfd array's descriptor to other processes over a Unix domain socket (SCM_RIGHTS).
  * A background daemon thread accepts connections until {@link #close()}, which also removes
  * the socket file. Other processes call {@link SharedArrays#receive(Path)}.
+ *
+ * <p><b>Who gets the descriptor.</b> Only processes of the same user. The socket file is mode
+ * 0600 whatever the umask (it is born 0600, and checked before the socket listens, so there is
+ * no moment at which another user could connect), and before sending, the server asks the
+ * kernel for the peer's uid (SO_PEERCRED): a peer of another uid (root included, which passes
+ * any file mode) is disconnected without a descriptor; its {@code receive} fails with
+ * {@link SharedArrayException}. Nothing is printed about refused peers.
+ *
+ * <p><b>Threads.</b> Thread-safe; the serving thread is a daemon and ends at {@link #close()}.
  */
 public final class HandleServer implements AutoCloseable {
     private final FdPassing.Server server;

@@ -3,6 +3,7 @@ package dev.sharedarrays
 import dev.sharedarrays.testing.ChildJvm
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
+import io.kotest.matchers.ints.shouldBeGreaterThan
 import io.kotest.matchers.longs.shouldBeLessThan
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldStartWith
@@ -108,6 +109,49 @@ class BarrierTest : FunSpec({
             e.pid() shouldBe ProcessHandle.current().pid()
             e.message shouldBe "barrier ${b.handle()} is broken: party pid ${e.pid()} closed the barrier, so it cannot trip any more"
         }
+    }
+
+    test("2,000 attaches racing the creation of a named barrier: each is not-found or a working barrier, never a half-made one") {
+        val name = "barrier-race-${ProcessHandle.current().pid()}-${System.nanoTime()}"
+        val handle = ArrayHandle.parse("shm://$name")
+        val outcomes = mutableMapOf<String, Int>()
+        val tripped = HashSet<Long>()
+        ChildJvm("barrier-churn", name).use { churn ->
+            try {
+                churn.expectLine("CHURNING")
+                val t0 = System.nanoTime()
+                repeat(2000) {
+                    val outcome = try {
+                        SharedBarrier.attach(handle).use { b ->
+                            b.parties() shouldBe 1
+                            // the first attach of each incarnation passes it; later ones find its slot left
+                            if (tripped.add(b.handle().id().asLong)) {
+                                b.await(Duration.ofSeconds(5)) shouldBe 0
+                            } else {
+                                b.registeredPids() shouldBe emptyList()
+                            }
+                            b.isBroken() shouldBe false
+                        }
+                        "attached"
+                    } catch (e: SegmentNotFoundException) {
+                        "not found"
+                    } catch (e: SharedArrayException) {
+                        "${e.javaClass.simpleName}: ${e.message}"
+                    }
+                    outcomes.merge(outcome, 1, Int::plus)
+                }
+                val ms = (System.nanoTime() - t0) / 1_000_000
+                churn.send("stop")
+                val created = churn.expectLine("CREATED ").toLong()
+                println("2000 attaches in $ms ms against $created creations: $outcomes, ${tripped.size} incarnations passed")
+                churn.waitForExit() shouldBe 0
+            } finally {
+                churn.close()
+                runCatching { SharedArrays.remove(handle) }
+            }
+        }
+        outcomes.keys - setOf("attached", "not found") shouldBe emptySet()
+        outcomes.getValue("attached") shouldBeGreaterThan 0
     }
 
     test("registration beyond the party count, attaching a plain array and bad party counts are refused") {

@@ -5,7 +5,9 @@ import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.longs.shouldBeGreaterThan
 import io.kotest.matchers.longs.shouldBeLessThan
+import io.kotest.matchers.ints.shouldBeGreaterThan
 import io.kotest.matchers.shouldBe
+import io.kotest.matchers.shouldNotBe
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.Executors
 import java.util.concurrent.TimeUnit
@@ -47,6 +49,30 @@ class LockTest : FunSpec({
             a.lockStatus().writerPid() shouldBe 0L
             val values = a.toDoubleArray()
             values.count { it != -3.5 } shouldBe 0
+        }
+    }
+
+    test("a writer SIGKILLed while a waiting process has run out of descriptors (/proc unreadable): taken over within 1 s") {
+        SharedArrays.create(F64.TYPE, 1000L).use { a ->
+            // a bounded limit keeps "open until EMFILE" quick wherever the hard limit is huge
+            ChildJvm("lock-at-fd-limit", a.handle().toString(), shell = "ulimit -n 2048").use { waiter ->
+                waiter.expectLine("READY")
+                ChildJvm("hold-write", a.handle().toString()).use { writer ->
+                    writer.expectLine("WRITING")
+                    a.lockStatus().writerPid() shouldBe writer.pid
+                    writer.kill()
+                }
+                a.lockStatus().writerPid() shouldNotBe 0L
+                waiter.send("go")
+                val took = waiter.expectLine("TOOK ", 20).split(" ")
+                println("write lock taken over at the fd limit (${took[2]} descriptors opened, /proc readable: ${took[4]}) in ${took[0]} ms")
+                took[4] shouldBe "false"
+                took[2].toInt() shouldBeGreaterThan 0
+                took[0].toLong() shouldBeLessThan 1000L
+                waiter.waitForExit() shouldBe 0
+            }
+            a.lockStatus().writerPid() shouldBe 0L
+            a.lockStatus().recoveries() shouldBe 1L
         }
     }
 

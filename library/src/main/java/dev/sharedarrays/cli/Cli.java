@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * {@code bin/sharedarrays ls | inspect <name|handle> | sweep [--dry-run] | rm [--force] <name|handle>}.
+ * {@code bin/sharedarrays ls | inspect <name|handle> | sweep [--dry-run] | rm [--force] <name|handle> | doctor}.
  * Exit status 0 on success, 1 on an error, 2 on a usage error.
  */
 public final class Cli {
@@ -26,6 +26,7 @@ public final class Cli {
               rm [--force] <name|handle>
                                         remove one array; one that live processes have open only with
                                         --force (they keep their mapping)
+              doctor                    check what makes shared memory fail here, with fixes (exit 1 if a check fails)
             environment: SHARED_ARRAYS_DIR moves the shm directory (default /dev/shm)""";
 
     private Cli() {
@@ -68,6 +69,10 @@ public final class Cli {
                         throw new UsageException("rm takes one name or handle, and --force before it");
                     }
                     out.println("removed " + SharedArrays.remove(handle(args[args.length - 1]), force));
+                }
+                case "doctor" -> {
+                    expect(args, 1, 1);
+                    return Doctor.run(out);
                 }
                 default -> throw new UsageException("unknown command '" + args[0] + "'");
             }

@@ -5,7 +5,16 @@ import dev.sharedarrays.I64
 import dev.sharedarrays.BarrierBrokenException
 import dev.sharedarrays.SharedArrays
 import dev.sharedarrays.SharedBarrier
+import dev.sharedarrays.Backend
+import dev.sharedarrays.CreateOptions
+import dev.sharedarrays.SharedNDArray
+import java.io.FileInputStream
+import java.io.FileNotFoundException
+import java.io.IOException
+import java.nio.file.Files
+import java.nio.file.Path
 import java.time.Duration
+import java.util.concurrent.atomic.AtomicBoolean
 
 /**
  * Child commands for lock and barrier tests:
@@ -20,6 +29,12 @@ import java.time.Duration
  *     `PASSED` or `BROKEN <pid> <reason> <ms waited>`
  *  - `barrier-rounds <barrier> <I64 array> <rounds>`: each round r: set element 1 to r, await, check that
  *     element 0 (the parent's) is r, await; print `ROUNDS <n>` or `MISMATCH ...`
+ *  - `hold-write <handle>`: take the write lock, print `WRITING`, sleep
+ *  - `lock-at-fd-limit <handle>`: take and release the write lock once (everything it runs is loaded), print
+ *     `READY`, wait for a line on stdin, open /dev/null until no descriptor is left, then take the write lock and
+ *     print `TOOK <ms> FDS <opened> PROC_READABLE <whether /proc/self/stat could be read then>`
+ *  - `barrier-churn <name>`: create a 1-party shm barrier of that name, keep it 0-100 µs, close it, in a loop until a line
+ *     arrives on stdin; print `CHURNING` after 300 (warmed up) and `CREATED <n>` at the end
  */
 object ConcurrencyCommands {
     fun run(args: Array<String>): Boolean {
@@ -102,8 +117,67 @@ object ConcurrencyCommands {
                     println("ROUNDS $rounds")
                 }
             }
+            "hold-write" -> SharedArrays.attach(args[1]).use { a ->
+                a.lockWrite()
+                println("WRITING")
+                System.out.flush()
+                Thread.sleep(Long.MAX_VALUE)
+            }
+            "lock-at-fd-limit" -> SharedArrays.attach(args[1]).use { a -> lockAtFdLimit(a) }
+            "barrier-churn" -> {
+                val stop = AtomicBoolean()
+                Thread.ofPlatform().daemon().start {
+                    readlnOrNull()
+                    stop.set(true)
+                }
+                val opts = CreateOptions.defaults().backend(Backend.SHM).name(args[1])
+                var n = 0L
+                while (!stop.get()) {
+                    val b = SharedBarrier.create(1, opts)
+                    // open for up to 100 µs, so that attaches find it too, not only the moments around its birth
+                    val until = System.nanoTime() + (n % 5) * 25_000
+                    while (System.nanoTime() < until) Thread.onSpinWait()
+                    b.close()
+                    if (++n == 300L) {
+                        // warmed up: creations now come as fast as attaches
+                        println("CHURNING")
+                        System.out.flush()
+                    }
+                }
+                println("CREATED $n")
+            }
             else -> return false
         }
         return true
+    }
+
+    private fun lockAtFdLimit(a: SharedNDArray<*>) {
+        a.lockWrite().close()
+        println("READY")
+        System.out.flush()
+        readlnOrNull()
+        val held = ArrayList<FileInputStream>()
+        try {
+            while (true) {
+                try {
+                    held.add(FileInputStream("/dev/null"))
+                } catch (e: FileNotFoundException) {
+                    break // EMFILE
+                }
+            }
+            var procReadable = true
+            try {
+                Files.readString(Path.of("/proc/self/stat"))
+            } catch (e: IOException) {
+                procReadable = false
+            }
+            val t0 = System.nanoTime()
+            val lock = a.lockWrite()
+            val tookMs = (System.nanoTime() - t0) / 1_000_000
+            lock.close()
+            println("TOOK $tookMs FDS ${held.size} PROC_READABLE $procReadable")
+        } finally {
+            for (f in held) f.close()
+        }
     }
 }

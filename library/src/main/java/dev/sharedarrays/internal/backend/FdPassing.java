@@ -1,5 +1,6 @@
 package dev.sharedarrays.internal.backend;
 
+import dev.sharedarrays.internal.os.FileStat;
 import dev.sharedarrays.internal.os.Libc;
 import dev.sharedarrays.internal.segment.Segment;
 
@@ -56,6 +57,11 @@ public final class FdPassing {
     private static final MethodHandle SENDMSG = Libc.errnoCall("sendmsg", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT), -1);
     private static final MethodHandle RECVMSG = Libc.errnoCall("recvmsg", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT), -1);
     private static final MethodHandle POLL = Libc.errnoCall("poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), -1);
+    private static final MethodHandle GETSOCKOPT = Libc.errnoCall("getsockopt",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), -1);
+    private static final int SO_PEERCRED = 17;
+    private static final int UCRED_SIZE = 12;
+    private static final int SOCKET_MODE = 0600;
 
     private FdPassing() {
     }
@@ -122,7 +128,8 @@ public final class FdPassing {
             }
             if (received < 0 || n == 0) {
                 throw new SharedArrayException("the server at " + path + " sent no descriptor (" + n + " bytes, "
-                        + controlLen + " bytes of control data); it may have closed its array");
+                        + controlLen + " bytes of control data); it may have closed its array, or it serves only "
+                        + "processes of its own user");
             }
             String text = new String(buf.asSlice(0, n).toArray(JAVA_BYTE), StandardCharsets.UTF_8);
             ArrayHandle sent;
@@ -146,7 +153,11 @@ public final class FdPassing {
         }
     }
 
-    /** Serves a descriptor to every connecting process on a daemon thread. */
+    /**
+     * Serves a descriptor on a daemon thread to every connecting process of this user: the
+     * socket file is 0600 whatever the umask, and a peer whose uid (SO_PEERCRED) is not our
+     * effective uid is disconnected without a descriptor (root can connect past the mode).
+     */
     public static final class Server {
         private final Path path;
         private final int listenFd;
@@ -163,12 +174,24 @@ public final class FdPassing {
             try (Arena a = Arena.ofConfined()) {
                 int s = socket(this.path.toString());
                 MemorySegment addr = sockaddr(a, this.path);
+                // Linux gives the socket file the socket inode's mode (less the umask): 0600 from birth
+                Libc.fchmod(s, SOCKET_MODE);
                 if ((int) BIND.invokeExact(Libc.state(), s, addr, 110) != 0) {
                     int errno = Libc.errno();
                     Libc.close(s);
                     throw errno == 98 /* EADDRINUSE */
                             ? new SharedArrayException("cannot serve on " + this.path + ": the path exists; remove it or pick another")
                             : Libc.failure("bind", this.path.toString(), errno);
+                }
+                // until listen() nobody can connect (ECONNREFUSED): make sure of 0600 before it
+                FileStat st = Libc.lstat(this.path.toString());
+                if (st == null || st.permissions() != SOCKET_MODE) {
+                    int errno = Libc.chmod(this.path.toString(), SOCKET_MODE);
+                    if (errno != 0) {
+                        Libc.close(s);
+                        Libc.unlink(this.path.toString());
+                        throw Libc.failure("chmod", this.path + ", 0600", errno);
+                    }
                 }
                 if ((int) LISTEN.invokeExact(Libc.state(), s, 64) != 0) {
                     int errno = Libc.errno();
@@ -199,6 +222,9 @@ public final class FdPassing {
                 MemorySegment iov = a.allocate(16, 8);
                 MemorySegment control = a.allocate(CMSG_SPACE, 8);
                 MemorySegment msg = a.allocate(MSGHDR_SIZE, 8);
+                MemorySegment ucred = a.allocate(UCRED_SIZE, 4);
+                MemorySegment ucredLen = a.allocate(JAVA_INT);
+                int ownUid = Libc.geteuid();
                 while (!closed) {
                     pollfd.set(JAVA_INT, 0, listenFd);
                     pollfd.set(JAVA_SHORT, 4, POLLIN);
@@ -212,6 +238,9 @@ public final class FdPassing {
                         continue;
                     }
                     try {
+                        if (peerUid(conn, ucred, ucredLen) != ownUid) {
+                            continue; // another user (or unknown): closed without a word
+                        }
                         int toSend = fd.getAsInt();
                         if (toSend < 0) {
                             continue; // array closed: the client sees no descriptor
@@ -241,6 +270,14 @@ public final class FdPassing {
                     System.err.println("shared-arrays: server on " + path + " stopped: " + t);
                 }
             }
+        }
+
+        /** The uid of the process at the other end of conn (SO_PEERCRED: as it was at connect), -1 if unknown. */
+        private static int peerUid(int conn, MemorySegment ucred, MemorySegment len) throws Throwable {
+            // struct ucred { pid_t pid; uid_t uid; gid_t gid; }
+            len.set(JAVA_INT, 0, UCRED_SIZE);
+            int r = (int) GETSOCKOPT.invokeExact(Libc.state(), conn, SOL_SOCKET, SO_PEERCRED, ucred, len);
+            return r == 0 && len.get(JAVA_INT, 0) >= UCRED_SIZE ? ucred.get(JAVA_INT, 4) : -1;
         }
 
         public synchronized void close() {

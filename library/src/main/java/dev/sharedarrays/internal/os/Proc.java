@@ -15,6 +15,11 @@ public final class Proc {
     private static final long SELF_PID = ProcessHandle.current().pid();
     private static final long SELF_START = startTime(SELF_PID);
 
+    static {
+        // links the kill(2) downcall now: at the fd limit, loading its class could fail
+        Libc.kill(SELF_PID, 0);
+    }
+
     private Proc() {
     }
 

@@ -37,6 +37,10 @@ public final class ArrayLock {
     private static final int SPINS = 200;
     private static final ConcurrentHashMap<SegmentKey, ArrayLock> LOCKS = new ConcurrentHashMap<>();
 
+    static {
+        Backoff.link();
+    }
+
     private final ReentrantReadWriteLock local = new ReentrantReadWriteLock();
     /** Read holds of this process covered by its reader slot; guarded by this. */
     private int readers;

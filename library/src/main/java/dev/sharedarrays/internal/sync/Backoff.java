@@ -14,6 +14,14 @@ final class Backoff {
         this.spins = spins;
     }
 
+    /**
+     * Loads and links what a wait runs (this class, {@link Futex}, the futex downcall). Waiting
+     * for a dead process matters most at the descriptor limit, where loading a class fails.
+     */
+    static void link() {
+        Futex.link();
+    }
+
     /** Spins once and returns true while the spin budget lasts; false: time to sleep. */
     boolean spin() {
         if (spun >= spins) {

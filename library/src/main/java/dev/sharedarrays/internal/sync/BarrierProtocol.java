@@ -32,6 +32,10 @@ public final class BarrierProtocol {
     private static final VarHandle INT_VH = ValueLayout.JAVA_INT.varHandle();
     private static final int SPINS = 2000;
 
+    static {
+        Backoff.link();
+    }
+
     private final ArrayHandle handle;
     private final int parties;
 

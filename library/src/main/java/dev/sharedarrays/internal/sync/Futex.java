@@ -2,6 +2,7 @@ package dev.sharedarrays.internal.sync;
 
 import dev.sharedarrays.internal.os.FutexCalls;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -30,6 +31,12 @@ final class Futex {
         } finally {
             INT_VH.getAndAdd(m, waitersOffset, -1);
         }
+    }
+
+    /** Loads and links the futex calls now; see {@link Backoff#link}. */
+    static void link() {
+        MemorySegment words = Arena.ofAuto().allocate(8, 4);
+        sleep(words, 0, 4, 1, 1); // the word holds 0, not 1: returns at once
     }
 
     /** Adds one to the word and wakes every sleeper on it. */
