@@ -8,12 +8,14 @@ import dev.sharedarrays.internal.segment.Names;
 import dev.sharedarrays.internal.segment.Segment;
 import dev.sharedarrays.internal.segment.SegmentDescriptor;
 import dev.sharedarrays.internal.segment.SegmentFacts;
+import dev.sharedarrays.internal.segment.SegmentFile;
 
 import dev.sharedarrays.ArrayHandle;
+import dev.sharedarrays.AttachOptions;
 import dev.sharedarrays.InsufficientSpaceException;
 import dev.sharedarrays.InvalidSegmentException;
 import dev.sharedarrays.SegmentExistsException;
-import dev.sharedarrays.SegmentNotFoundException;
+import dev.sharedarrays.SegmentTruncatedException;
 import java.util.function.Consumer;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -121,62 +123,68 @@ final class SegmentFiles {
     }
 
     /**
-     * Opens the file at path for attach and {@link #attach}es it.
+     * Opens the file at path for attach ({@link SegmentFile#open}: no symbolic link, no blocking,
+     * a regular, trusted, fully allocated file), takes flock(LOCK_SH) on it and checks that the
+     * path still names it, then {@link #attach}es it; the segment keeps the descriptor, and with
+     * it the lock, until it is closed.
      *
      * @param handleOf the handle of the attached segment, given its id
      */
-    static Segment attachFile(Path path, ArrayHandle expected, Function<OptionalLong, ArrayHandle> handleOf) {
-        int fd = Libc.open(path.toString(), Libc.O_RDWR | Libc.O_NOFOLLOW | Libc.O_CLOEXEC | Libc.O_NONBLOCK, 0);
-        if (fd < 0) {
-            int errno = Libc.errno();
-            if (errno == Libc.ENOENT) {
-                throw new SegmentNotFoundException("cannot attach " + expected + ": " + path + " does not exist");
-            }
-            if (errno == Libc.ELOOP) {
-                throw new InvalidSegmentException("cannot attach " + expected + ": " + path + " is a symbolic link; segments are regular files");
-            }
-            throw Libc.failure("open", path.toString(), errno);
+    static Segment attachFile(Path path, ArrayHandle expected, AttachOptions options,
+            Function<OptionalLong, ArrayHandle> handleOf) {
+        try (SegmentFile file = SegmentFile.open(path, true, options::trusts, "attach")) {
+            file.lockShared("attach");
+            long size = file.stat().size();
+            return attach(file.release(), path, size, expected, path.toString(), handleOf);
         }
-        return attach(fd, false, path, expected, path.toString(), handleOf);
     }
 
     /**
-     * Maps and validates the segment behind fd, which this call takes over: closed on failure,
-     * and after mapping unless {@code keepFd} (a memfd, kept to pass on).
+     * Maps and validates the segment behind fd, which this call takes over: kept by the segment
+     * (its flock with it), closed on failure.
      *
+     * @param path     the file of a shm or file segment (which may shrink under us), null for a memfd
+     * @param size     the file size the descriptor's checks saw
      * @param expected the handle attached by; its id, if any, must be the segment's
      * @param where    the path or handle, for messages
+     * @throws SegmentTruncatedException if the file shrank while it was read
      */
-    static Segment attach(int fd, boolean keepFd, Path path, ArrayHandle expected, String where,
+    static Segment attach(int fd, Path path, long size, ArrayHandle expected, String where,
             Function<OptionalLong, ArrayHandle> handleOf) {
         Arena arena = null;
         try {
-            long size = Libc.fileSize(fd, where);
             ControlBlock.checkFileSize(size, where);
             arena = Arena.ofShared();
             MemorySegment all = map(fd, size, arena, where);
-            MemorySegment control = all.asSlice(size - SegmentDescriptor.CONTROL_SIZE);
-            SegmentFacts facts = ControlBlock.validate(all, control, size, where);
-            if (expected.id().isPresent() && expected.id().getAsLong() != facts.id()) {
-                throw new InvalidSegmentException("cannot attach " + where + ": handle " + expected + " expects array id "
-                        + HexFormat.of().toHexDigits(expected.id().getAsLong()) + ", the segment has id "
-                        + HexFormat.of().toHexDigits(facts.id()) + " (the name was reused for another array)");
+            SegmentFacts facts = validated(all, size, expected, where);
+            if (path != null && Libc.fileSize(fd, where) < size) {
+                // the JVM cannot recover from a fault in an interpreted compare-and-set: look first
+                throw new SegmentTruncatedException(path, size, Libc.fileSize(fd, where), null);
             }
-            int slot = ControlBlock.registerAttach(control, where);
-            ArrayHandle handle = handleOf.apply(OptionalLong.of(facts.id()));
-            if (!keepFd) {
-                Libc.close(fd);
-                fd = -1;
-            }
-            return new Segment(facts, false, arena, all, path, fd, handle, slot);
+            int slot = ControlBlock.registerAttach(all.asSlice(size - SegmentDescriptor.CONTROL_SIZE), where);
+            return new Segment(facts, false, arena, all, path, fd, handleOf.apply(OptionalLong.of(facts.id())), slot);
         } catch (RuntimeException | Error e) {
+            RuntimeException truncated = e instanceof InternalError && path != null
+                    // the JDK's report of a SIGBUS: the file shrank under the mapping since fstat
+                    ? new SegmentTruncatedException(path, size, Libc.fileSize(fd, where), e) : null;
             if (arena != null) {
                 arena.close();
             }
-            if (fd >= 0) {
-                Libc.close(fd);
+            Libc.close(fd);
+            if (truncated != null) {
+                throw truncated;
             }
             throw e;
         }
+    }
+
+    private static SegmentFacts validated(MemorySegment all, long size, ArrayHandle expected, String where) {
+        SegmentFacts facts = ControlBlock.validate(all, all.asSlice(size - SegmentDescriptor.CONTROL_SIZE), size, where);
+        if (expected.id().isPresent() && expected.id().getAsLong() != facts.id()) {
+            throw new InvalidSegmentException("cannot attach " + where + ": handle " + expected + " expects array id "
+                    + HexFormat.of().toHexDigits(expected.id().getAsLong()) + ", the segment has id "
+                    + HexFormat.of().toHexDigits(facts.id()) + " (the name was reused for another array)");
+        }
+        return facts;
     }
 }

@@ -5,12 +5,13 @@ import dev.sharedarrays.internal.sync.ArrayLock;
 
 import dev.sharedarrays.ArrayHandle;
 import dev.sharedarrays.Backend;
+import dev.sharedarrays.SegmentTruncatedException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 
 /**
- * One process's view of a segment: the mapping, the descriptor it keeps (memfd only), its
+ * One process's view of a segment: the mapping, the descriptor it keeps, its
  * attach slot, and whether it owns the OS resource.
  *
  * <p>The mapping belongs to a shared {@link Arena}: closing it unmaps, and any thread that
@@ -38,7 +39,7 @@ public final class Segment {
      * @param arena  the arena of the mapping, closed on close; null for a borrowed view
      * @param all    header, data and control block
      * @param path   the file of shm and file segments, else null
-     * @param fd     the memfd descriptor this view keeps open, else -1
+     * @param fd     the descriptor this view keeps open (with its flock), else -1
      * @param slot   the attach slot this view holds, else -1
      */
     public Segment(SegmentFacts facts, boolean owner, Arena arena, MemorySegment all,
@@ -85,7 +86,7 @@ public final class Segment {
         return path;
     }
 
-    /** The memfd descriptor this process holds, else -1. */
+    /** The descriptor this view holds (and its flock), else -1. */
     public int fd() {
         return fd;
     }
@@ -122,6 +123,56 @@ public final class Segment {
 
     public void unlockRead() {
         lock.unlockRead(control);
+    }
+
+    /** True for shm and file segments, whose file any process of the user may shrink; memfd is sealed. */
+    public boolean mayShrink() {
+        return path != null && fd >= 0;
+    }
+
+    /**
+     * Throws if the file is now shorter than the mapping, before a bulk operation touches it:
+     * a fault inside a SIMD kernel would crash the JVM. One lseek; memfd and anonymous
+     * segments cannot shrink and skip it.
+     *
+     * @throws SegmentTruncatedException if the file shrank
+     */
+    public void checkNotTruncated() {
+        if (mayShrink() && !closed) {
+            long now = Libc.fileSize(fd, path.toString());
+            if (now < all.byteSize()) {
+                throw new SegmentTruncatedException(path, all.byteSize(), now, null);
+            }
+        }
+    }
+
+    /** True if the file is now shorter than the mapping (never for memfd and anonymous segments). */
+    public boolean isTruncated() {
+        try {
+            checkNotTruncated();
+            return false;
+        } catch (SegmentTruncatedException e) {
+            return true;
+        }
+    }
+
+    /**
+     * What a fault in an access of this segment's memory means (the JDK reports a SIGBUS in an
+     * access as an InternalError): for a file that can shrink, the file was truncated, whatever
+     * its size is now; anything else is rethrown as it is.
+     */
+    public SegmentTruncatedException truncated(InternalError fault) {
+        if (!mayShrink() || closed) {
+            throw fault;
+        }
+        long now;
+        try {
+            now = Libc.fileSize(fd, path.toString());
+        } catch (RuntimeException e) {
+            fault.addSuppressed(e);
+            throw fault;
+        }
+        return new SegmentTruncatedException(path, all.byteSize(), now, fault);
     }
 
     public void checkOpen() {
@@ -168,7 +219,7 @@ public final class Segment {
         if (closed) {
             return;
         }
-        if (slot >= 0) {
+        if (slot >= 0 && !isTruncated()) { // a truncated file's control block is gone with its slots
             ControlBlock.releaseAttach(control, slot);
         }
         closed = true;
