@@ -486,7 +486,9 @@ public final class SharedNDArray<T extends DType<T>>
         MemorySegment d = mem();
         try {
             segment.checkNotTruncated();
-            return head + ")\n" + Repr.format(layout.shape(), flat -> ElementCodec.format(type, d, layout.offsetOfFlat(flat)));
+            String values = Repr.format(layout.shape(), flat -> ElementCodec.format(type, d, layout.offsetOfFlat(flat)));
+            OutOfLineAccess.poll();
+            return head + ")\n" + values;
         } catch (InternalError e) {
             throw segment.truncated(e);
         }

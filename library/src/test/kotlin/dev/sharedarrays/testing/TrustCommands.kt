@@ -18,7 +18,7 @@ import dev.sharedarrays.SharedNDArray
  *     loops), print `READY`; then on stdin `round` runs each operation of [ops] once and prints
  *     `RESULT op=OK|<exception class> ...`; `close` closes the array and prints `CLOSED` or `CLOSE <class>`
  *  - `attach-loop <handle> <warmup> <n>`: attach, read and close warmup times, print `WARM`, wait for a line
- *     on stdin, then n times; print `OUTCOMES <outcome>=<count> ...` (OK or the documented exception), or
+ *     on stdin, then loop until the next line and at least n times; print `OUTCOMES <outcome>=<count> ...` (OK or the documented exception), or
  *     `UNEXPECTED <class> <message>` and stop at the first other throwable
  *  - `default-file <verb> [handle]`: `create` a default-directory file array, or `attach` the handle;
  *     print `OK` or `ERROR <class> <message>`
@@ -78,11 +78,19 @@ object TrustCommands {
         repeat(warmup) { once() }
         println("WARM")
         System.out.flush()
-        readlnOrNull()
+        val stdin = System.`in`.bufferedReader()
+        stdin.readLine()
+        val stop = java.util.concurrent.atomic.AtomicBoolean()
+        Thread.ofPlatform().daemon().start { stdin.readLine(); stop.set(true) }
         val outcomes = java.util.TreeMap<String, Int>()
         try {
-            repeat(n) { outcomes.merge(once(), 1, Int::plus) }
+            var done = 0
+            while (!stop.get() || done < n) {
+                outcomes.merge(once(), 1, Int::plus)
+                done++
+            }
         } catch (t: Throwable) {
+            t.printStackTrace()
             println("UNEXPECTED ${t.javaClass.name} ${t.message}")
             return
         }

@@ -40,6 +40,7 @@ public final class Locking {
             } finally {
                 endWrite();
             }
+            poll(segment);
         } catch (InternalError e) {
             throw segment.truncated(e);
         }
@@ -49,11 +50,14 @@ public final class Locking {
         try {
             segment.checkNotTruncated();
             beginRead();
+            R result;
             try {
-                return body.get();
+                result = body.get();
             } finally {
                 endRead();
             }
+            poll(segment);
+            return result;
         } catch (InternalError e) {
             throw segment.truncated(e);
         }
@@ -69,6 +73,7 @@ public final class Locking {
             segment.checkNotTruncated();
             other.segment.checkNotTruncated();
             lockedWriteReading(other, body);
+            poll(segment);
         } catch (InternalError e) {
             throw (other.segment.isTruncated() ? other.segment : segment).truncated(e);
         }
@@ -122,6 +127,7 @@ public final class Locking {
             } else {
                 segment.lockRead();
             }
+            poll(segment);
         } catch (InternalError e) {
             throw segment.truncated(e);
         }
@@ -134,12 +140,20 @@ public final class Locking {
                     } else {
                         segment.unlockRead();
                     }
+                    poll(segment);
                 } catch (InternalError e) {
                     throw segment.truncated(e);
                 }
                 open[0] = false;
             }
         };
+    }
+
+    /** Makes a fault of the accesses before surface here, inside the caller's try (see OutOfLineAccess). */
+    static void poll(Segment segment) {
+        if (segment.mayShrink()) {
+            OutOfLineAccess.poll();
+        }
     }
 
     private void beginWrite() {

@@ -36,11 +36,21 @@ public final class OutOfLineAccess {
     public static final int GET_AND_SET = 6;
     public static final int GET_VOLATILE = 7;
     public static final int SET_VOLATILE = 8;
+    /** No access: only the return, whose safepoint poll delivers a fault of an access before it. */
+    public static final int POLL = 9;
 
     private static final VarHandle LONG = JAVA_LONG.varHandle();
     private static final VarHandle INT = JAVA_INT.varHandle();
 
     private OutOfLineAccess() {
+    }
+
+    /**
+     * Delivers here, inside the caller's try, the fault of any access the caller made before
+     * (an inlined access's fault would otherwise surface at a later poll, outside the try).
+     */
+    public static void poll() {
+        access(POLL, null, null, 0, 0, 0, 0);
     }
 
     /**
@@ -115,6 +125,8 @@ public final class OutOfLineAccess {
                 } else {
                     INT.setVolatile(d, i, (int) a);
                 }
+                return 0;
+            case POLL:
                 return 0;
             default:
                 throw new IllegalArgumentException("no element access " + op);

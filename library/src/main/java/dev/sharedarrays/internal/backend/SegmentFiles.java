@@ -1,5 +1,6 @@
 package dev.sharedarrays.internal.backend;
 
+import dev.sharedarrays.internal.array.OutOfLineAccess;
 import dev.sharedarrays.internal.os.Libc;
 import dev.sharedarrays.internal.os.Proc;
 import dev.sharedarrays.internal.os.Units;
@@ -162,6 +163,7 @@ final class SegmentFiles {
                 throw new SegmentTruncatedException(path, size, Libc.fileSize(fd, where), null);
             }
             int slot = ControlBlock.registerAttach(all.asSlice(size - SegmentDescriptor.CONTROL_SIZE), where);
+            OutOfLineAccess.poll(); // a fault of the reads above surfaces here, inside this try
             return new Segment(facts, false, arena, all, path, fd, handleOf.apply(OptionalLong.of(facts.id())), slot);
         } catch (RuntimeException | Error e) {
             RuntimeException truncated = e instanceof InternalError && path != null

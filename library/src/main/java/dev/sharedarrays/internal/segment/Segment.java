@@ -1,5 +1,6 @@
 package dev.sharedarrays.internal.segment;
 
+import dev.sharedarrays.internal.array.OutOfLineAccess;
 import dev.sharedarrays.internal.os.Libc;
 import dev.sharedarrays.internal.sync.ArrayLock;
 
@@ -220,7 +221,12 @@ public final class Segment {
             return;
         }
         if (slot >= 0 && !isTruncated()) { // a truncated file's control block is gone with its slots
-            ControlBlock.releaseAttach(control, slot);
+            try {
+                ControlBlock.releaseAttach(control, slot);
+                OutOfLineAccess.poll();
+            } catch (InternalError e) {
+                // shrunk since the check: the slot went with the file
+            }
         }
         closed = true;
         Registry.remove(this);
