@@ -1,6 +1,7 @@
 package dev.sharedarrays;
 
 import dev.sharedarrays.internal.array.Atomics;
+import dev.sharedarrays.internal.array.OutOfLineAccess;
 import dev.sharedarrays.internal.array.Locking;
 import dev.sharedarrays.internal.sync.ArrayLock;
 import java.lang.foreign.MemorySegment;
@@ -78,30 +79,30 @@ public sealed interface Locks<T extends DType<T>> permits SharedNDArray {
     default boolean compareAndSet(long index, long expected, long value) {
         long off = atomicOffset(index, value, "compareAndSet");
         atomicOffset(index, expected, "compareAndSet");
-        return Atomics.compareAndSet(self().type(), self().mem(), off, expected, value);
+        return self().atomic(OutOfLineAccess.COMPARE_AND_SET, off, expected, value) != 0;
     }
 
     /** Atomically adds {@code delta} to element {@code index} (wrapping) and returns the previous value; as {@link #compareAndSet}. */
     default long getAndAdd(long index, long delta) {
         long off = atomicOffset(index, delta, "getAndAdd");
-        return Atomics.getAndAdd(self().type(), self().mem(), off, delta);
+        return self().atomic(OutOfLineAccess.GET_AND_ADD, off, delta, 0);
     }
 
     /** Atomically replaces element {@code index} with {@code value} and returns the previous value; as {@link #compareAndSet}. */
     default long getAndSet(long index, long value) {
         long off = atomicOffset(index, value, "getAndSet");
-        return Atomics.getAndSet(self().type(), self().mem(), off, value);
+        return self().atomic(OutOfLineAccess.GET_AND_SET, off, value, 0);
     }
 
     /** Reads element {@code index} with volatile semantics; as {@link #compareAndSet}. */
     default long getVolatile(long index) {
         long off = atomicOffset(index, 0, "getVolatile");
-        return Atomics.getVolatile(self().type(), self().mem(), off);
+        return self().atomic(OutOfLineAccess.GET_VOLATILE, off, 0, 0);
     }
 
     /** Writes element {@code index} with volatile semantics; as {@link #compareAndSet}. */
     default void setVolatile(long index, long value) {
         long off = atomicOffset(index, value, "setVolatile");
-        Atomics.setVolatile(self().type(), self().mem(), off, value);
+        self().atomic(OutOfLineAccess.SET_VOLATILE, off, value, 0);
     }
 }

@@ -64,13 +64,32 @@ public final class SharedArrays {
 
     /**
      * Attaches the array a handle names, whatever its element type; see {@link SharedNDArray#as}.
+     * Only this user's segments are accepted: {@link #attach(ArrayHandle, AttachOptions)} with
+     * {@link AttachOptions#defaults()}.
      *
      * @throws SegmentNotFoundException if nothing is there
-     * @throws InvalidSegmentException if what is there is not a complete segment, or not the
-     *         array of the handle's id
+     * @throws InvalidSegmentException if what is there is not a complete segment of this user, or
+     *         not the array of the handle's id
+     * @throws SegmentTruncatedException if the file shrank while it was being read
      */
     public static SharedNDArray<?> attach(ArrayHandle handle) {
-        return wrap(Backends.attach(handle));
+        return attach(handle, AttachOptions.defaults());
+    }
+
+    /**
+     * Attaches the array a handle names, whatever its element type, as {@code options} say. The
+     * segment must be a regular file (memfd: a memfd sealed against shrink and grow), owned by
+     * this user or a uid {@code options} trusts, with every byte allocated and a valid control
+     * block; it is opened without following symbolic links and without blocking.
+     *
+     * @throws SegmentNotFoundException if nothing is there, or it was removed while attaching
+     * @throws InvalidSegmentException if what is there is not a complete segment (a FIFO, device,
+     *         directory, socket, symbolic link, sparse file, another user's file, an unsealed
+     *         descriptor), or not the array of the handle's id
+     * @throws SegmentTruncatedException if the file shrank while it was being read
+     */
+    public static SharedNDArray<?> attach(ArrayHandle handle, AttachOptions options) {
+        return wrap(Backends.attach(handle, java.util.Objects.requireNonNull(options, "options")));
     }
 
     /** {@link #attach(ArrayHandle)} of {@link ArrayHandle#parse(String)}. */
@@ -84,7 +103,17 @@ public final class SharedArrays {
      * @throws DTypeMismatchException if it holds another type (it is detached again)
      */
     public static <T extends DType<T>> SharedNDArray<T> attach(ArrayHandle handle, T dtype) {
-        SharedNDArray<?> a = attach(handle);
+        return attach(handle, dtype, AttachOptions.defaults());
+    }
+
+    /**
+     * Attaches an array that must hold {@code dtype}, as {@code options} say; see
+     * {@link #attach(ArrayHandle, AttachOptions)}.
+     *
+     * @throws DTypeMismatchException if it holds another type (it is detached again)
+     */
+    public static <T extends DType<T>> SharedNDArray<T> attach(ArrayHandle handle, T dtype, AttachOptions options) {
+        SharedNDArray<?> a = attach(handle, options);
         try {
             return a.as(dtype);
         } catch (DTypeMismatchException e) {

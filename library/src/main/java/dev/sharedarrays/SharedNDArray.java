@@ -1,8 +1,10 @@
 package dev.sharedarrays;
 
+import dev.sharedarrays.internal.array.Atomics;
 import dev.sharedarrays.internal.array.ElementCodec;
 import dev.sharedarrays.internal.array.InPlace;
 import dev.sharedarrays.internal.array.Locking;
+import dev.sharedarrays.internal.array.OutOfLineAccess;
 import dev.sharedarrays.internal.array.Repr;
 import dev.sharedarrays.internal.array.Shapes;
 import dev.sharedarrays.internal.array.StridedLayout;
@@ -66,6 +68,8 @@ public final class SharedNDArray<T extends DType<T>>
     private final SharedNDArray<T> base;
     private volatile boolean viewClosed;
     private final Locking locks;
+    /** A shm or file array, whose file another process may shrink: element accesses go out of line. */
+    private final boolean mayShrink;
 
     SharedNDArray(Segment segment, T dtype) {
         this(segment, dtype, StridedLayout.contiguous(segment.facts().shape()), null, true);
@@ -80,6 +84,7 @@ public final class SharedNDArray<T extends DType<T>>
         this.contiguous = layout.isContiguous();
         this.base = base;
         this.locks = new Locking(segment, locking);
+        this.mayShrink = segment.mayShrink();
     }
 
     private SharedNDArray<T> view(StridedLayout l) {
@@ -230,24 +235,86 @@ public final class SharedNDArray<T extends DType<T>>
         return contiguous ? layout.offset() + index : layout.offsetOfFlat(index);
     }
 
+    // A file that shrank under a shm or file array faults; the accesses of such arrays go out of
+    // line, where the fault can be caught (see OutOfLineAccess), and become SegmentTruncatedException.
+    private double getDoubleAt(long off) {
+        if (!mayShrink) {
+            return ElementCodec.getDouble(type, mem(), off);
+        }
+        try {
+            return Double.longBitsToDouble(OutOfLineAccess.access(OutOfLineAccess.GET_DOUBLE, type, mem(), off, 0, 0, 0));
+        } catch (InternalError e) {
+            throw segment.truncated(e);
+        }
+    }
+
+    private long getLongAt(long off) {
+        if (!mayShrink) {
+            return ElementCodec.getLong(type, mem(), off);
+        }
+        try {
+            return OutOfLineAccess.access(OutOfLineAccess.GET_LONG, type, mem(), off, 0, 0, 0);
+        } catch (InternalError e) {
+            throw segment.truncated(e);
+        }
+    }
+
+    private void setAt(long off, int op, double dv, long lv) {
+        if (!mayShrink) {
+            if (op == OutOfLineAccess.SET_DOUBLE) {
+                ElementCodec.setDouble(type, mem(), off, dv);
+            } else {
+                ElementCodec.setLong(type, mem(), off, lv);
+            }
+            return;
+        }
+        try {
+            OutOfLineAccess.access(op, type, mem(), off, dv, lv, 0);
+        } catch (InternalError e) {
+            throw segment.truncated(e);
+        }
+    }
+
+    /** An atomic access (see {@link OutOfLineAccess}) at byte offset off. */
+    long atomic(int op, long off, long a, long b) {
+        MemorySegment d = mem();
+        if (!mayShrink) {
+            return switch (op) {
+                case OutOfLineAccess.COMPARE_AND_SET -> Atomics.compareAndSet(type, d, off, a, b) ? 1 : 0;
+                case OutOfLineAccess.GET_AND_ADD -> Atomics.getAndAdd(type, d, off, a);
+                case OutOfLineAccess.GET_AND_SET -> Atomics.getAndSet(type, d, off, a);
+                case OutOfLineAccess.GET_VOLATILE -> Atomics.getVolatile(type, d, off);
+                default -> {
+                    Atomics.setVolatile(type, d, off, a);
+                    yield 0;
+                }
+            };
+        }
+        try {
+            return OutOfLineAccess.access(op, type, d, off, 0, a, b);
+        } catch (InternalError e) {
+            throw segment.truncated(e);
+        }
+    }
+
     /** Element at a flat row-major index, as a double (U64 as its unsigned value). */
     public double getDouble(long index) {
-        return ElementCodec.getDouble(type, mem(), flatOffset(index));
+        return getDoubleAt(flatOffset(index));
     }
 
     /** Element at a full multi-index, as a double. */
     public double getDouble(long[] index) {
-        return ElementCodec.getDouble(type, mem(), layout.offsetOf(index));
+        return getDoubleAt(layout.offsetOf(index));
     }
 
     /** Element at a flat index as a long: exact for integers (U64 as its bit pattern), truncated for floats. */
     public long getLong(long index) {
-        return ElementCodec.getLong(type, mem(), flatOffset(index));
+        return getLongAt(flatOffset(index));
     }
 
     /** Element at a full multi-index as a long, as {@link #getLong(long)}. */
     public long getLong(long[] index) {
-        return ElementCodec.getLong(type, mem(), layout.offsetOf(index));
+        return getLongAt(layout.offsetOf(index));
     }
 
     /** Element at a flat index as an exact unsigned or signed integer (floats: truncated). */
@@ -258,22 +325,22 @@ public final class SharedNDArray<T extends DType<T>>
 
     /** Stores a double; integer types take it truncated toward zero, then wrapped to their width. */
     public void setDouble(long index, double value) {
-        ElementCodec.setDouble(type, mem(), flatOffset(index), value);
+        setAt(flatOffset(index), OutOfLineAccess.SET_DOUBLE, value, 0);
     }
 
     /** Stores a double at a full multi-index, as {@link #setDouble(long, double)}. */
     public void setDouble(long[] index, double value) {
-        ElementCodec.setDouble(type, mem(), layout.offsetOf(index), value);
+        setAt(layout.offsetOf(index), OutOfLineAccess.SET_DOUBLE, value, 0);
     }
 
     /** Stores a long, wrapped to the element width (for floats: converted). */
     public void setLong(long index, long value) {
-        ElementCodec.setLong(type, mem(), flatOffset(index), value);
+        setAt(flatOffset(index), OutOfLineAccess.SET_LONG, 0, value);
     }
 
     /** Stores a long at a full multi-index, as {@link #setLong(long, long)}. */
     public void setLong(long[] index, long value) {
-        ElementCodec.setLong(type, mem(), layout.offsetOf(index), value);
+        setAt(layout.offsetOf(index), OutOfLineAccess.SET_LONG, 0, value);
     }
 
     /**
@@ -417,6 +484,13 @@ public final class SharedNDArray<T extends DType<T>>
             return head + ", closed)";
         }
         MemorySegment d = mem();
-        return head + ")\n" + Repr.format(layout.shape(), flat -> ElementCodec.format(type, d, layout.offsetOfFlat(flat)));
+        try {
+            segment.checkNotTruncated();
+            String values = Repr.format(layout.shape(), flat -> ElementCodec.format(type, d, layout.offsetOfFlat(flat)));
+            OutOfLineAccess.poll();
+            return head + ")\n" + values;
+        } catch (InternalError e) {
+            throw segment.truncated(e);
+        }
     }
 }

@@ -22,7 +22,8 @@ import kotlin.system.exitProcess
  *  - `hold <count> <n>`: create count shm arrays, print `HANDLE <h>` each, then sleep
  *  - `try-create <bytes>`: print `BACKEND <auto-detected>`, create an f64 shm array of about that size and print
  *     `CREATED` or `ERROR <class> <message>`
- *  - lock and barrier commands: see [ConcurrencyCommands]; lifetime and sweep commands: see [LifetimeCommands]
+ *  - lock and barrier commands: see [ConcurrencyCommands]; lifetime and sweep commands: see [LifetimeCommands];
+ *    bad files and truncation: see [TrustCommands]
  */
 object Child {
     @JvmStatic
@@ -104,7 +105,9 @@ object Child {
                 // what the same size does on the auto-detected backend
                 SharedArrays.create(dev.sharedarrays.F64.TYPE, args[1].toLong() / 8).use { println("AUTO ${it.backend().id()}") }
             }
-            else -> if (!ConcurrencyCommands.run(args) && !LifetimeCommands.run(args)) error("unknown child command ${args[0]}")
+            else -> if (!ConcurrencyCommands.run(args) && !LifetimeCommands.run(args) && !TrustCommands.run(args)) {
+                error("unknown child command ${args[0]}")
+            }
         }
     }
 

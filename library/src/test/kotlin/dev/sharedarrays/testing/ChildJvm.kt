@@ -9,18 +9,27 @@ import java.util.concurrent.TimeUnit
 /**
  * A child JVM running [Child] with this JVM's classpath and native-access flag. Its stdout lines
  * are queued for [expectLine]; stderr is echoed with a prefix. [close] kills it (by its own pid)
- * if it still runs. [shell], if given, is sh code run before the JVM replaces the shell (e.g.
- * `umask 000` or `ulimit -n 4096`): the pid stays the JVM's.
+ * if it still runs. It compiles with C1 only (it starts faster) unless [fullJit]; [jvmArgs] go
+ * before the class name (`--add-modules jdk.incubator.vector`, `-Djava.io.tmpdir=...`). [shell],
+ * if given, is sh code run before the JVM replaces the shell (e.g. `umask 000` or
+ * `ulimit -n 4096`): the pid stays the JVM's.
  */
-class ChildJvm(vararg args: String, env: Map<String, String> = emptyMap(), shell: String? = null) : AutoCloseable {
+class ChildJvm(
+    vararg args: String,
+    env: Map<String, String> = emptyMap(),
+    jvmArgs: List<String> = emptyList(),
+    fullJit: Boolean = false,
+    shell: String? = null,
+) : AutoCloseable {
     val process: Process
     private val lines = LinkedBlockingQueue<String>()
     private val all = StringBuffer()
 
     init {
         val java = ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java")
-        val cmd = listOf(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-            "-cp", System.getProperty("java.class.path"), Child::class.java.name) + args
+        val jit = if (fullJit) emptyList() else listOf("-XX:TieredStopAtLevel=1")
+        val cmd = listOf(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-XX:+UseSerialGC") + jit + jvmArgs +
+            listOf("-cp", System.getProperty("java.class.path"), Child::class.java.name) + args
         val pb = ProcessBuilder(if (shell == null) cmd else listOf("sh", "-c", "$shell; exec \"\$@\"", "sh") + cmd)
         pb.environment().remove("SHARED_ARRAYS_BACKEND")
         pb.environment().remove("SHARED_ARRAYS_DIR")

@@ -33,7 +33,7 @@ import java.util.concurrent.atomic.AtomicBoolean
  *  - `lock-at-fd-limit <handle>`: take and release the write lock once (everything it runs is loaded), print
  *     `READY`, wait for a line on stdin, open /dev/null until no descriptor is left, then take the write lock and
  *     print `TOOK <ms> FDS <opened> PROC_READABLE <whether /proc/self/stat could be read then>`
- *  - `barrier-churn <name>`: create a 1-party shm barrier of that name, keep it 0-100 µs, close it, in a loop until a line
+ *  - `barrier-churn <name>`: create a 1-party shm barrier of that name, keep it 0-1 ms, close it, in a loop until a line
  *     arrives on stdin; print `CHURNING` after 300 (warmed up) and `CREATED <n>` at the end
  */
 object ConcurrencyCommands {
@@ -134,8 +134,8 @@ object ConcurrencyCommands {
                 var n = 0L
                 while (!stop.get()) {
                     val b = SharedBarrier.create(1, opts)
-                    // open for up to 100 µs, so that attaches find it too, not only the moments around its birth
-                    val until = System.nanoTime() + (n % 5) * 25_000
+                    // open for 0 to 1 ms, so that attaches find it too, not only the moments around its birth
+                    val until = System.nanoTime() + (n % 5) * 250_000
                     while (System.nanoTime() < until) Thread.onSpinWait()
                     b.close()
                     if (++n == 300L) {

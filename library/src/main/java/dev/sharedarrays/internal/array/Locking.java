@@ -8,6 +8,11 @@ import java.util.function.Supplier;
  * Pairs the cross-process lock calls of one array's bulk operations: each helper takes the
  * lock, runs its body and releases the lock however the body ends. A view made by
  * {@code unlocked()} has {@code locking == false}: its helpers only run the body.
+ *
+ * <p>Every helper first checks that a shm or file segment was not truncated (a fault inside a
+ * SIMD kernel would crash the JVM, so the check comes before the memory is touched), and turns
+ * a fault the JDK reports as {@link InternalError} (SIGBUS of a scalar access to a shrunk file)
+ * into a {@link dev.sharedarrays.SegmentTruncatedException}.
  */
 public final class Locking {
     private final Segment segment;
@@ -27,20 +32,34 @@ public final class Locking {
     }
 
     public void write(Runnable body) {
-        beginWrite();
         try {
-            body.run();
-        } finally {
-            endWrite();
+            segment.checkNotTruncated();
+            beginWrite();
+            try {
+                body.run();
+            } finally {
+                endWrite();
+            }
+            poll(segment);
+        } catch (InternalError e) {
+            throw segment.truncated(e);
         }
     }
 
     public <R> R read(Supplier<R> body) {
-        beginRead();
         try {
-            return body.get();
-        } finally {
-            endRead();
+            segment.checkNotTruncated();
+            beginRead();
+            R result;
+            try {
+                result = body.get();
+            } finally {
+                endRead();
+            }
+            poll(segment);
+            return result;
+        } catch (InternalError e) {
+            throw segment.truncated(e);
         }
     }
 
@@ -50,6 +69,17 @@ public final class Locking {
      * deadlock; one lock when both are the same array.
      */
     public void writeReading(Locking other, Runnable body) {
+        try {
+            segment.checkNotTruncated();
+            other.segment.checkNotTruncated();
+            lockedWriteReading(other, body);
+            poll(segment);
+        } catch (InternalError e) {
+            throw (other.segment.isTruncated() ? other.segment : segment).truncated(e);
+        }
+    }
+
+    private void lockedWriteReading(Locking other, Runnable body) {
         boolean same = other.id() == id();
         if (same || !other.locking) {
             beginWrite();
@@ -90,22 +120,40 @@ public final class Locking {
 
     /** Takes segment's write or read lock, whatever the view's locking, and returns it held. */
     public static HeldLock hold(Segment segment, boolean write) {
-        if (write) {
-            segment.lockWrite();
-        } else {
-            segment.lockRead();
+        try {
+            segment.checkNotTruncated();
+            if (write) {
+                segment.lockWrite();
+            } else {
+                segment.lockRead();
+            }
+            poll(segment);
+        } catch (InternalError e) {
+            throw segment.truncated(e);
         }
         boolean[] open = {true};
         return () -> {
             if (open[0]) {
-                if (write) {
-                    segment.unlockWrite();
-                } else {
-                    segment.unlockRead();
+                try {
+                    if (write) {
+                        segment.unlockWrite();
+                    } else {
+                        segment.unlockRead();
+                    }
+                    poll(segment);
+                } catch (InternalError e) {
+                    throw segment.truncated(e);
                 }
                 open[0] = false;
             }
         };
+    }
+
+    /** Makes a fault of the accesses before surface here, inside the caller's try (see OutOfLineAccess). */
+    static void poll(Segment segment) {
+        if (segment.mayShrink()) {
+            OutOfLineAccess.poll();
+        }
     }
 
     private void beginWrite() {

@@ -10,6 +10,7 @@ import dev.sharedarrays.internal.segment.SegmentFacts;
 import dev.sharedarrays.internal.segment.SegmentScan;
 
 import dev.sharedarrays.ArrayHandle;
+import dev.sharedarrays.AttachOptions;
 import dev.sharedarrays.CreateOptions;
 import dev.sharedarrays.SegmentInfo;
 import dev.sharedarrays.SegmentNotFoundException;
@@ -42,7 +43,7 @@ final class AnonymousBackend implements SegmentBackend<ArrayHandle.Anonymous> {
     }
 
     @Override
-    public Segment attach(ArrayHandle.Anonymous h) {
+    public Segment attach(ArrayHandle.Anonymous h, AttachOptions options) {
         if (h.pid() != Proc.selfPid()) {
             throw new SharedArrayException("cannot attach " + h + ": anonymous arrays live in one process (pid "
                     + h.pid() + ") and this is pid " + Proc.selfPid() + "; create the array with backend shm or memfd to share it");

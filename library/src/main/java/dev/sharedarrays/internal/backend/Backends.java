@@ -5,6 +5,7 @@ import dev.sharedarrays.internal.segment.SegmentFacts;
 import dev.sharedarrays.internal.segment.Sweeper;
 
 import dev.sharedarrays.ArrayHandle;
+import dev.sharedarrays.AttachOptions;
 import dev.sharedarrays.Backend;
 import dev.sharedarrays.CreateOptions;
 import dev.sharedarrays.DType;
@@ -49,9 +50,14 @@ public final class Backends {
         return of(kind).create(facts, options, data);
     }
 
-    /** Attaches the segment a handle names. */
+    /** Attaches the segment a handle names, trusting only this user's segments. */
     public static Segment attach(ArrayHandle handle) {
-        return bind(handle).attach();
+        return attach(handle, AttachOptions.defaults());
+    }
+
+    /** Attaches the segment a handle names, trusting the owners {@code options} trust. */
+    public static Segment attach(ArrayHandle handle, AttachOptions options) {
+        return bind(handle).attach(options);
     }
 
     /** Reads the segment a handle names, without attaching. */
@@ -99,8 +105,8 @@ public final class Backends {
 
     /** A handle with the backend of its kind, so that each backend receives only its own records. */
     private record Bound<H extends ArrayHandle>(SegmentBackend<H> backend, H handle) {
-        Segment attach() {
-            return backend.attach(handle);
+        Segment attach(AttachOptions options) {
+            return backend.attach(handle, options);
         }
 
         SegmentInfo inspect() {

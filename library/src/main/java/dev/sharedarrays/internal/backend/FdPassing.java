@@ -5,6 +5,7 @@ import dev.sharedarrays.internal.os.Libc;
 import dev.sharedarrays.internal.segment.Segment;
 
 import dev.sharedarrays.ArrayHandle;
+import dev.sharedarrays.AttachOptions;
 import dev.sharedarrays.SegmentNotFoundException;
 import dev.sharedarrays.SharedArrayException;
 import java.lang.foreign.Arena;
@@ -140,7 +141,8 @@ public final class FdPassing {
             }
             int fd = received;
             received = -1; // attachFd owns it now
-            return MemfdBackend.attachDescriptor(fd, sent, "descriptor received from " + path + " (" + sent + ")");
+            return MemfdBackend.attachDescriptor(fd, sent, "descriptor received from " + path + " (" + sent + ")",
+                    AttachOptions.defaults());
         } catch (Throwable t) {
             throw Libc.rethrow(t);
         } finally {

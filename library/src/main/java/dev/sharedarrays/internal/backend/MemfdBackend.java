@@ -1,5 +1,6 @@
 package dev.sharedarrays.internal.backend;
 
+import dev.sharedarrays.internal.os.FileStat;
 import dev.sharedarrays.internal.os.Libc;
 import dev.sharedarrays.internal.os.Proc;
 import dev.sharedarrays.internal.os.Units;
@@ -8,11 +9,14 @@ import dev.sharedarrays.internal.segment.Names;
 import dev.sharedarrays.internal.segment.Segment;
 import dev.sharedarrays.internal.segment.SegmentDescriptor;
 import dev.sharedarrays.internal.segment.SegmentFacts;
+import dev.sharedarrays.internal.segment.SegmentFile;
 import dev.sharedarrays.internal.segment.SegmentScan;
 
 import dev.sharedarrays.ArrayHandle;
+import dev.sharedarrays.AttachOptions;
 import dev.sharedarrays.CreateOptions;
 import dev.sharedarrays.InsufficientSpaceException;
+import dev.sharedarrays.InvalidSegmentException;
 import dev.sharedarrays.SegmentInfo;
 import dev.sharedarrays.SegmentNotFoundException;
 import java.util.function.Consumer;
@@ -64,30 +68,65 @@ final class MemfdBackend implements SegmentBackend<ArrayHandle.Memfd> {
         }
     }
 
+    /** A magic link, not a symbolic one: it cannot be opened with O_NOFOLLOW, so the checks after open decide. */
     @Override
-    public Segment attach(ArrayHandle.Memfd h) {
+    public Segment attach(ArrayHandle.Memfd h, AttachOptions options) {
         String proc = "/proc/" + h.pid() + "/fd/" + h.fd();
-        int fd = Libc.open(proc, Libc.O_RDWR | Libc.O_CLOEXEC, 0);
+        int fd = Libc.open(proc, Libc.O_RDWR | Libc.O_CLOEXEC | Libc.O_NONBLOCK, 0);
         if (fd < 0) {
             int errno = Libc.errno();
             if (errno == Libc.ENOENT) {
                 throw new SegmentNotFoundException("cannot attach " + h + ": " + proc
                         + " does not exist (process " + h.pid() + " exited or closed the array)");
             }
+            if (errno == Libc.ENXIO || errno == Libc.EISDIR) {
+                throw notSealedMemfd(h.toString(), proc, errno == Libc.EISDIR ? "a directory" : "a socket or a device");
+            }
             throw Libc.failure("open", proc, errno);
         }
-        return attachDescriptor(fd, h, proc);
+        return attachDescriptor(fd, h, proc, options);
     }
 
     /**
      * Attaches the memfd segment behind fd, which this call takes over (kept open while
-     * attached, to pass on; closed on failure).
+     * attached, to pass on and to hold its flock(LOCK_SH); closed on failure). Only a memfd
+     * sealed against shrink and grow is accepted: any other descriptor could be shrunk under
+     * the mapping.
      *
      * @param expected the handle attached by; its id, if any, must be the segment's
+     * @param options  which owners besides this user are trusted
+     * @throws InvalidSegmentException if fd is not a sealed memfd of a trusted owner
      */
-    static Segment attachDescriptor(int fd, ArrayHandle expected, String where) {
-        return SegmentFiles.attach(fd, true, null, expected, where,
-                id -> ArrayHandle.memfd(Proc.selfPid(), fd, id));
+    static Segment attachDescriptor(int fd, ArrayHandle expected, String where, AttachOptions options) {
+        long size;
+        try {
+            FileStat s = Libc.fstat(fd, where);
+            if (!s.isRegular()) {
+                throw notSealedMemfd(expected.toString(), where, s.kind());
+            }
+            int seals = Libc.fcntl(fd, Libc.F_GET_SEALS, 0);
+            int needed = Libc.F_SEAL_SHRINK | Libc.F_SEAL_GROW;
+            if (seals < 0 || (seals & needed) != needed) {
+                throw notSealedMemfd(expected.toString(), where, seals < 0 ? "a file that cannot be sealed"
+                        : "a memfd without the seals against shrink and grow (seals 0x" + Integer.toHexString(seals) + ")");
+            }
+            SegmentFile.check(s, where, options::trusts, "attach");
+            int err = Libc.flock(fd, Libc.LOCK_SH);
+            if (err != 0) {
+                throw Libc.failure("flock(LOCK_SH)", where, err);
+            }
+            size = s.size();
+        } catch (RuntimeException | Error e) {
+            Libc.close(fd);
+            throw e;
+        }
+        return SegmentFiles.attach(fd, null, size, expected, where, id -> ArrayHandle.memfd(Proc.selfPid(), fd, id));
+    }
+
+    private static InvalidSegmentException notSealedMemfd(String handle, String where, String what) {
+        return new InvalidSegmentException("cannot attach " + handle + ": " + where + " is " + what
+                + ", not a sealed memfd; memfd arrays are memfd_create memory sealed against shrink and grow"
+                + " (F_SEAL_SHRINK|F_SEAL_GROW), so that no process can shrink them under a mapping");
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.sharedarrays.internal.segment.Segment;
 import dev.sharedarrays.internal.segment.SegmentFacts;
 
 import dev.sharedarrays.ArrayHandle;
+import dev.sharedarrays.AttachOptions;
 import dev.sharedarrays.CreateOptions;
 import dev.sharedarrays.SegmentInfo;
 import java.lang.foreign.MemorySegment;
@@ -31,12 +32,16 @@ interface SegmentBackend<H extends ArrayHandle> {
     Segment create(SegmentFacts facts, CreateOptions options, Consumer<MemorySegment> data);
 
     /**
-     * Maps and validates the segment the handle names, and takes an attach slot in it.
+     * Opens, checks, maps and validates the segment the handle names, takes an attach slot in it
+     * and holds flock(LOCK_SH) on its descriptor until the segment is closed.
      *
+     * @param options which owners besides this user are trusted
      * @throws dev.sharedarrays.SegmentNotFoundException if nothing is there
-     * @throws dev.sharedarrays.InvalidSegmentException if what is there is not the handle's segment
+     * @throws dev.sharedarrays.InvalidSegmentException if what is there is not the handle's
+     *         segment, or not a trusted, fully allocated regular file (memfd: sealed memfd)
+     * @throws dev.sharedarrays.SegmentTruncatedException if the file shrank while it was read
      */
-    Segment attach(H handle);
+    Segment attach(H handle, AttachOptions options);
 
     /** What the segment's control block says, without attaching. */
     SegmentInfo inspect(H handle);

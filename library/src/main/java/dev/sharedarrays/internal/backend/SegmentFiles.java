@@ -1,6 +1,7 @@
 package dev.sharedarrays.internal.backend;
 
 import dev.sharedarrays.internal.os.FileStat;
+import dev.sharedarrays.internal.array.OutOfLineAccess;
 import dev.sharedarrays.internal.os.Libc;
 import dev.sharedarrays.internal.os.Proc;
 import dev.sharedarrays.internal.os.Units;
@@ -12,10 +13,12 @@ import dev.sharedarrays.internal.segment.SegmentFile;
 import dev.sharedarrays.internal.segment.SegmentFacts;
 
 import dev.sharedarrays.ArrayHandle;
+import dev.sharedarrays.AttachOptions;
 import dev.sharedarrays.InsufficientSpaceException;
 import dev.sharedarrays.InvalidSegmentException;
 import dev.sharedarrays.SegmentExistsException;
 import dev.sharedarrays.SharedArrayException;
+import dev.sharedarrays.SegmentTruncatedException;
 import java.util.function.Consumer;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -153,57 +156,69 @@ final class SegmentFiles {
     }
 
     /**
-     * Opens the file at path for attach ({@link SegmentFile}: checked, LOCK_SH taken, still
-     * named) and {@link #attach}es it, keeping the locked descriptor in the segment.
+     * Opens the file at path for attach ({@link SegmentFile#open}: no symbolic link, no blocking,
+     * a regular, trusted, fully allocated file), takes flock(LOCK_SH) on it and checks that the
+     * path still names it, then {@link #attach}es it; the segment keeps the descriptor, and with
+     * it the lock, until it is closed.
      *
      * @param handleOf the handle of the attached segment, given its id
      */
-    static Segment attachFile(Path path, ArrayHandle expected, Function<OptionalLong, ArrayHandle> handleOf) {
-        int fd;
-        try (SegmentFile f = SegmentFile.open(path, true, uid -> false, "attach")) {
-            f.lockShared("attach");
-            fd = f.release();
+    static Segment attachFile(Path path, ArrayHandle expected, AttachOptions options,
+            Function<OptionalLong, ArrayHandle> handleOf) {
+        try (SegmentFile file = SegmentFile.open(path, true, options::trusts, "attach")) {
+            file.lockShared("attach");
+            long size = file.stat().size();
+            return attach(file.release(), path, size, expected, path.toString(), handleOf);
         }
-        return attach(fd, true, path, expected, path.toString(), handleOf);
     }
 
     /**
-     * Maps and validates the segment behind fd, which this call takes over: closed on failure,
-     * and after mapping unless {@code keepFd} (a memfd, kept to pass on).
+     * Maps and validates the segment behind fd, which this call takes over: kept by the segment
+     * (its flock with it), closed on failure.
      *
+     * @param path     the file of a shm or file segment (which may shrink under us), null for a memfd
+     * @param size     the file size the descriptor's checks saw
      * @param expected the handle attached by; its id, if any, must be the segment's
      * @param where    the path or handle, for messages
+     * @throws SegmentTruncatedException if the file shrank while it was read
      */
-    static Segment attach(int fd, boolean keepFd, Path path, ArrayHandle expected, String where,
+    static Segment attach(int fd, Path path, long size, ArrayHandle expected, String where,
             Function<OptionalLong, ArrayHandle> handleOf) {
         Arena arena = null;
         try {
-            long size = Libc.fileSize(fd, where);
             ControlBlock.checkFileSize(size, where);
             arena = Arena.ofShared();
             MemorySegment all = map(fd, size, arena, where);
-            MemorySegment control = all.asSlice(size - SegmentDescriptor.CONTROL_SIZE);
-            SegmentFacts facts = ControlBlock.validate(all, control, size, where);
-            if (expected.id().isPresent() && expected.id().getAsLong() != facts.id()) {
-                throw new InvalidSegmentException("cannot attach " + where + ": handle " + expected + " expects array id "
-                        + HexFormat.of().toHexDigits(expected.id().getAsLong()) + ", the segment has id "
-                        + HexFormat.of().toHexDigits(facts.id()) + " (the name was reused for another array)");
+            SegmentFacts facts = validated(all, size, expected, where);
+            if (path != null && Libc.fileSize(fd, where) < size) {
+                // the JVM cannot recover from a fault in an interpreted compare-and-set: look first
+                throw new SegmentTruncatedException(path, size, Libc.fileSize(fd, where), null);
             }
-            int slot = ControlBlock.registerAttach(control, where);
-            ArrayHandle handle = handleOf.apply(OptionalLong.of(facts.id()));
-            if (!keepFd) {
-                Libc.close(fd);
-                fd = -1;
-            }
-            return new Segment(facts, false, arena, all, path, fd, handle, slot);
+            int slot = ControlBlock.registerAttach(all.asSlice(size - SegmentDescriptor.CONTROL_SIZE), where);
+            OutOfLineAccess.poll(); // a fault of the reads above surfaces here, inside this try
+            return new Segment(facts, false, arena, all, path, fd, handleOf.apply(OptionalLong.of(facts.id())), slot);
         } catch (RuntimeException | Error e) {
+            RuntimeException truncated = e instanceof InternalError && path != null
+                    // the JDK's report of a SIGBUS: the file shrank under the mapping since fstat
+                    ? new SegmentTruncatedException(path, size, Libc.fileSize(fd, where), e) : null;
             if (arena != null) {
                 arena.close();
             }
-            if (fd >= 0) {
-                Libc.close(fd);
+            Libc.close(fd);
+            if (truncated != null) {
+                throw truncated;
             }
             throw e;
         }
+    }
+
+    private static SegmentFacts validated(MemorySegment all, long size, ArrayHandle expected, String where) {
+        SegmentFacts facts = ControlBlock.validate(all, all.asSlice(size - SegmentDescriptor.CONTROL_SIZE), size, where);
+        if (expected.id().isPresent() && expected.id().getAsLong() != facts.id()) {
+            throw new InvalidSegmentException("cannot attach " + where + ": handle " + expected + " expects array id "
+                    + HexFormat.of().toHexDigits(expected.id().getAsLong()) + ", the segment has id "
+                    + HexFormat.of().toHexDigits(facts.id()) + " (the name was reused for another array)");
+        }
+        return facts;
     }
 }

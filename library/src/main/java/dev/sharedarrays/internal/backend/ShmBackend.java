@@ -7,6 +7,7 @@ import dev.sharedarrays.internal.segment.SegmentFacts;
 import dev.sharedarrays.internal.segment.SegmentScan;
 
 import dev.sharedarrays.ArrayHandle;
+import dev.sharedarrays.AttachOptions;
 import dev.sharedarrays.CreateOptions;
 import dev.sharedarrays.SegmentInfo;
 import java.lang.foreign.MemorySegment;
@@ -56,8 +57,8 @@ public final class ShmBackend implements SegmentBackend<ArrayHandle.Shm> {
     }
 
     @Override
-    public Segment attach(ArrayHandle.Shm h) {
-        return SegmentFiles.attachFile(directory().resolve(h.name()), h, id -> ArrayHandle.shm(h.name(), id));
+    public Segment attach(ArrayHandle.Shm h, AttachOptions options) {
+        return SegmentFiles.attachFile(directory().resolve(h.name()), h, options, id -> ArrayHandle.shm(h.name(), id));
     }
 
     @Override

@@ -139,10 +139,13 @@ public final class ControlBlock {
                     + " needs " + fileSize(dataLength));
         }
         byte[] prefix = npyPrefix(dtype.descr(), shape);
-        long end = DATA_OFFSET;
-        if (header.byteSize() < end
-                || MemorySegment.mismatch(header, 0, prefix.length, MemorySegment.ofArray(prefix), 0, prefix.length) != -1
-                || MemorySegment.mismatch(header, prefix.length, end, PADDING, prefix.length, end) != -1) {
+        int end = (int) DATA_OFFSET;
+        // copied out first: a copy of a shrunk file faults as an InternalError the caller turns into
+        // SegmentTruncatedException, while the JDK's compare stub would crash the JVM
+        byte[] page = header.byteSize() < end ? null : header.asSlice(0, end).toArray(ValueLayout.JAVA_BYTE);
+        if (page == null
+                || Arrays.mismatch(page, 0, prefix.length, prefix, 0, prefix.length) != -1
+                || !isPadding(page, prefix.length)) {
             throw invalid(where, ".npy header does not match the control block (expected "
                     + dtype.descr() + " " + Arrays.toString(shape) + ")");
         }

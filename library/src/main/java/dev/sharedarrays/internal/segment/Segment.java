@@ -1,12 +1,14 @@
 package dev.sharedarrays.internal.segment;
 
 import dev.sharedarrays.internal.os.FileStat;
+import dev.sharedarrays.internal.array.OutOfLineAccess;
 import dev.sharedarrays.internal.os.Libc;
 import dev.sharedarrays.internal.sync.ArrayLock;
 
 import dev.sharedarrays.ArrayHandle;
 import dev.sharedarrays.Backend;
 import dev.sharedarrays.Lifetime;
+import dev.sharedarrays.SegmentTruncatedException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -156,6 +158,56 @@ public final class Segment {
         lock.unlockRead(control);
     }
 
+    /** True for shm and file segments, whose file any process of the user may shrink; memfd is sealed. */
+    public boolean mayShrink() {
+        return path != null && fd >= 0;
+    }
+
+    /**
+     * Throws if the file is now shorter than the mapping, before a bulk operation touches it:
+     * a fault inside a SIMD kernel would crash the JVM. One lseek; memfd and anonymous
+     * segments cannot shrink and skip it.
+     *
+     * @throws SegmentTruncatedException if the file shrank
+     */
+    public void checkNotTruncated() {
+        if (mayShrink() && !closed) {
+            long now = Libc.fileSize(fd, path.toString());
+            if (now < all.byteSize()) {
+                throw new SegmentTruncatedException(path, all.byteSize(), now, null);
+            }
+        }
+    }
+
+    /** True if the file is now shorter than the mapping (never for memfd and anonymous segments). */
+    public boolean isTruncated() {
+        try {
+            checkNotTruncated();
+            return false;
+        } catch (SegmentTruncatedException e) {
+            return true;
+        }
+    }
+
+    /**
+     * What a fault in an access of this segment's memory means (the JDK reports a SIGBUS in an
+     * access as an InternalError): for a file that can shrink, the file was truncated, whatever
+     * its size is now; anything else is rethrown as it is.
+     */
+    public SegmentTruncatedException truncated(InternalError fault) {
+        if (!mayShrink() || closed) {
+            throw fault;
+        }
+        long now;
+        try {
+            now = Libc.fileSize(fd, path.toString());
+        } catch (RuntimeException e) {
+            fault.addSuppressed(e);
+            throw fault;
+        }
+        return new SegmentTruncatedException(path, all.byteSize(), now, fault);
+    }
+
     public void checkOpen() {
         if (closed) {
             throw new IllegalStateException("array " + handle + " is closed");
@@ -234,8 +286,13 @@ public final class Segment {
         if (closed) {
             return;
         }
-        if (slot >= 0) {
-            ControlBlock.releaseAttach(control, slot);
+        if (slot >= 0 && !isTruncated()) { // a truncated file's control block is gone with its slots
+            try {
+                ControlBlock.releaseAttach(control, slot);
+                OutOfLineAccess.poll();
+            } catch (InternalError e) {
+                // shrunk since the check: the slot went with the file
+            }
         }
         closed = true;
         Registry.remove(this);

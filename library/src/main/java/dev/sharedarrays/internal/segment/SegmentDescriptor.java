@@ -170,6 +170,17 @@ public final class SegmentDescriptor {
         PADDING = MemorySegment.ofArray(pad).asReadOnly();
     }
 
+    /** True if header[from..4096) is the padding: spaces, then the '\n' at byte 4095. */
+    public static boolean isPadding(byte[] header, int from) {
+        int end = (int) DATA_OFFSET - 1;
+        for (int i = from; i < end; i++) {
+            if (header[i] != ' ') {
+                return false;
+            }
+        }
+        return header[end] == '\n';
+    }
+
     /** The exact 4096 bytes of .npy header this segment starts with. */
     public static byte[] npyHeader(String descr, long[] shape) {
         byte[] out = PADDING.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);

@@ -83,7 +83,7 @@ public final class SegmentFile implements AutoCloseable {
     }
 
     /** The checks of {@link #open} on a stat: regular, trusted owner, fully allocated. */
-    static void check(FileStat s, String p, IntPredicate trustedUid, String verb) {
+    public static void check(FileStat s, String p, IntPredicate trustedUid, String verb) {
         if (!s.isRegular()) {
             throw refused(verb, p, "is " + s.kind() + "; segments are regular files");
         }
