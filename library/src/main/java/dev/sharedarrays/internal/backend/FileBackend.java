@@ -121,6 +121,7 @@ final class FileBackend implements SegmentBackend<ArrayHandle.File> {
     @Override
     public Optional<Path> scanDirectory() {
         Path dir = defaultDirectory();
-        return Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS) ? Optional.of(dir) : Optional.empty();
+        // a directory others may write to is not swept: there a name can be swapped under us
+        return Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS) && unsafeDirectory(dir) == null ? Optional.of(dir) : Optional.empty();
     }
 }

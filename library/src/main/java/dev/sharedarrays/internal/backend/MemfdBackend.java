@@ -132,12 +132,17 @@ final class MemfdBackend implements SegmentBackend<ArrayHandle.Memfd> {
     @Override
     public SegmentInfo inspect(ArrayHandle.Memfd h) {
         Path proc = Path.of("/proc", Long.toString(h.pid()), "fd", Integer.toString(h.fd()));
-        int fd = Libc.open(proc.toString(), Libc.O_RDONLY | Libc.O_CLOEXEC, 0);
+        // O_NONBLOCK: a descriptor that is a pipe or FIFO must not block the caller
+        int fd = Libc.open(proc.toString(), Libc.O_RDONLY | Libc.O_NONBLOCK | Libc.O_CLOEXEC, 0);
         if (fd < 0) {
             throw new SegmentNotFoundException(proc + " cannot be opened (" + Libc.strerror(Libc.errno())
                     + "): process " + h.pid() + " exited or closed the array");
         }
         try {
+            FileStat s = Libc.fstat(fd, proc.toString());
+            if (!s.isRegular()) {
+                throw new InvalidSegmentException("cannot inspect " + h + ": " + proc + " is " + s.kind() + ", not a memfd");
+            }
             return SegmentScan.readDescriptor(fd, proc, h);
         } finally {
             Libc.close(fd);

@@ -185,26 +185,39 @@ final class SegmentFiles {
     static Segment attach(int fd, Path path, long size, ArrayHandle expected, String where,
             Function<OptionalLong, ArrayHandle> handleOf) {
         Arena arena = null;
+        MemorySegment control = null;
+        int slot = -1;
         try {
             ControlBlock.checkFileSize(size, where);
             arena = Arena.ofShared();
             MemorySegment all = map(fd, size, arena, where);
             SegmentFacts facts = validated(all, size, expected, where);
-            if (path != null && Libc.fileSize(fd, where) < size) {
+            long now = path != null ? Libc.fileSize(fd, where) : size;
+            if (now < size) {
                 // the JVM cannot recover from a fault in an interpreted compare-and-set: look first
-                throw new SegmentTruncatedException(path, size, Libc.fileSize(fd, where), null);
+                throw new SegmentTruncatedException(path, size, now, null);
             }
-            int slot = ControlBlock.registerAttach(all.asSlice(size - SegmentDescriptor.CONTROL_SIZE), where);
+            control = all.asSlice(size - SegmentDescriptor.CONTROL_SIZE);
+            slot = ControlBlock.registerAttach(control, where);
             OutOfLineAccess.poll(); // a fault of the reads above surfaces here, inside this try
             return new Segment(facts, false, arena, all, path, fd, handleOf.apply(OptionalLong.of(facts.id())), slot);
         } catch (RuntimeException | Error e) {
-            RuntimeException truncated = e instanceof InternalError && path != null
+            RuntimeException truncated = null;
+            try {
+                if (e instanceof InternalError && path != null) {
                     // the JDK's report of a SIGBUS: the file shrank under the mapping since fstat
-                    ? new SegmentTruncatedException(path, size, Libc.fileSize(fd, where), e) : null;
-            if (arena != null) {
-                arena.close();
+                    truncated = new SegmentTruncatedException(path, size, Libc.fileSize(fd, where), e);
+                } else if (slot >= 0) {
+                    ControlBlock.releaseAttach(control, slot);
+                }
+            } catch (RuntimeException | Error ignored) {
+                // the failure being reported matters more
+            } finally {
+                if (arena != null) {
+                    arena.close();
+                }
+                Libc.close(fd);
             }
-            Libc.close(fd);
             if (truncated != null) {
                 throw truncated;
             }

@@ -43,7 +43,7 @@ public final class Segment {
     private final SegmentKey key;
     /** The identity of the file behind fd (or at path when this view has no fd); null for anonymous. */
     private final FileStat stat;
-    private int fd;
+    private volatile int fd;
     private volatile boolean closed;
 
     /**
@@ -297,12 +297,16 @@ public final class Segment {
         closed = true;
         Registry.remove(this);
         ArrayLock.release(key);
-        if (arena != null) {
-            closeArena();
-        }
-        if (fd >= 0) {
-            Libc.close(fd);
-            fd = -1;
+        try {
+            if (arena != null) {
+                closeArena();
+            }
+        } finally {
+            // the flock goes with the descriptor: never keep it because unmapping failed
+            if (fd >= 0) {
+                Libc.close(fd);
+                fd = -1;
+            }
         }
     }
 

@@ -18,6 +18,8 @@ import java.util.function.IntPredicate;
  * Not thread-safe; closing releases the lock.
  */
 public final class SegmentFile implements AutoCloseable {
+    private static final long LOCK_WAIT_NANOS = 2_000_000_000L;
+
     private final Path path;
     private final FileStat stat;
     private int fd;
@@ -123,7 +125,17 @@ public final class SegmentFile implements AutoCloseable {
      * @throws SegmentNotFoundException if path no longer names this file
      */
     public void lockShared(String verb) {
-        int err = Libc.flock(fd, Libc.LOCK_SH);
+        // a remover holds LOCK_EX for a moment; one that holds it for long is not waited for
+        long deadline = System.nanoTime() + LOCK_WAIT_NANOS;
+        int err;
+        while ((err = Libc.flock(fd, Libc.LOCK_SH | Libc.LOCK_NB)) == Libc.EWOULDBLOCK && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+            Thread.yield();
+        }
+        if (err == Libc.EWOULDBLOCK) {
+            throw new InvalidSegmentException("cannot " + verb + " " + path + ": another process has held it exclusively (flock LOCK_EX) for "
+                    + LOCK_WAIT_NANOS / 1_000_000 + " ms; only a remover should, and only for a moment");
+        }
         if (err != 0) {
             throw Libc.failure("flock(LOCK_SH)", path.toString(), err);
         }

@@ -59,7 +59,9 @@ public final class Sweeper {
     private static boolean sweepSegment(Path p, boolean dryRun) {
         try (SegmentFile f = SegmentFile.open(p, false, uid -> false, "sweep")) {
             SegmentInfo info = SegmentScan.read(f, null);
-            if (info.lifetime() == Lifetime.PERSISTENT || info.inUse()) {
+            // the records only hold back segments that older versions (no flock) may still use;
+            // SHARED ones exist only since the flocks, and their creator may have closed them long ago
+            if (info.lifetime() == Lifetime.PERSISTENT || info.lifetime() != Lifetime.SHARED && info.inUse()) {
                 return false;
             }
             return removeLocked(f, dryRun);
