@@ -88,10 +88,10 @@ final class SegmentFiles {
             }
             if (fd >= 0) {
                 FileStat mine = Libc.fstat(fd, temp.toString());
-                if (mine.sameFile(Libc.lstat(temp.toString()))) {
+                if (mine.isNamedBy(temp.toString())) {
                     Libc.unlink(temp.toString());
                 }
-                if (linked && mine.sameFile(Libc.lstat(target.toString()))) {
+                if (linked && mine.isNamedBy(target.toString())) {
                     Libc.unlink(target.toString());
                 }
                 Libc.close(fd);
@@ -115,7 +115,7 @@ final class SegmentFiles {
             Libc.close(fd);
             throw Libc.failure("flock(LOCK_SH)", temp.toString(), err);
         }
-        if (Libc.fstat(fd, temp.toString()).sameFile(Libc.lstat(temp.toString()))) {
+        if (Libc.fstat(fd, temp.toString()).isNamedBy(temp.toString())) {
             return fd;
         }
         Libc.close(fd);

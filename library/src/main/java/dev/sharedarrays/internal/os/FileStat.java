@@ -20,6 +20,14 @@ public record FileStat(long dev, long ino, int mode, int uid, long nlink, long s
         return other != null && dev == other.dev && ino == other.ino;
     }
 
+    /**
+     * True if path (not following a final symbolic link) names this same file now: the check
+     * before every unlink, so that a name removed and re-created meanwhile is left alone.
+     */
+    public boolean isNamedBy(String path) {
+        return sameFile(Libc.lstat(path));
+    }
+
     /** The permission bits, such as 0600. */
     public int permissions() {
         return mode & 07777;

@@ -171,22 +171,20 @@ public final class Segment {
      * @throws SegmentTruncatedException if the file shrank
      */
     public void checkNotTruncated() {
-        if (mayShrink() && !closed) {
-            long now = Libc.fileSize(fd, path.toString());
-            if (now < all.byteSize()) {
-                throw new SegmentTruncatedException(path, all.byteSize(), now, null);
-            }
+        long now = currentFileSize();
+        if (now < all.byteSize()) {
+            throw new SegmentTruncatedException(path, all.byteSize(), now, null);
         }
     }
 
     /** True if the file is now shorter than the mapping (never for memfd and anonymous segments). */
     public boolean isTruncated() {
-        try {
-            checkNotTruncated();
-            return false;
-        } catch (SegmentTruncatedException e) {
-            return true;
-        }
+        return currentFileSize() < all.byteSize();
+    }
+
+    /** The file's size now, for a segment whose file may shrink and is open; else the mapping's size. */
+    private long currentFileSize() {
+        return mayShrink() && !closed ? Libc.fileSize(fd, path.toString()) : all.byteSize();
     }
 
     /**
@@ -277,7 +275,7 @@ public final class Segment {
         if (path == null) {
             return;
         }
-        if (stat == null || stat.sameFile(Libc.lstat(path.toString()))) {
+        if (stat == null || stat.isNamedBy(path.toString())) {
             Libc.unlink(path.toString());
         }
     }

@@ -140,7 +140,7 @@ public final class SegmentFile implements AutoCloseable {
             throw Libc.failure("flock(LOCK_SH)", path.toString(), err);
         }
         FileStat now = Libc.fstat(fd, path.toString());
-        if (now.nlink() == 0 || !now.sameFile(Libc.lstat(path.toString()))) {
+        if (now.nlink() == 0 || !now.isNamedBy(path.toString())) {
             throw new SegmentNotFoundException("cannot " + verb + " " + path + ": it was removed meanwhile");
         }
     }
@@ -159,7 +159,7 @@ public final class SegmentFile implements AutoCloseable {
 
     /** True if path still names the file this descriptor has open. */
     public boolean stillNamed() {
-        return stat.sameFile(Libc.lstat(path.toString()));
+        return stat.isNamedBy(path.toString());
     }
 
     /** Hands the descriptor over (to a {@link Segment} that keeps it); close then does nothing. */
