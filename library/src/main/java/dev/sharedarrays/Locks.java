@@ -4,6 +4,10 @@ import dev.sharedarrays.internal.array.Atomics;
 import dev.sharedarrays.internal.array.OutOfLineAccess;
 import dev.sharedarrays.internal.array.Locking;
 import dev.sharedarrays.internal.sync.ArrayLock;
+import dev.sharedarrays.internal.sync.ChangeSignal;
+import dev.sharedarrays.internal.sync.WaitThreads;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -104,5 +108,50 @@ public sealed interface Locks<T extends DType<T>> permits SharedNDArray {
     default void setVolatile(long index, long value) {
         long off = atomicOffset(index, value, "setVolatile");
         self().atomic(OutOfLineAccess.SET_VOLATILE, off, value, 0);
+    }
+
+    /**
+     * Adds one to this array's change count (in its control block, shared by every process and
+     * view) and wakes the processes waiting in {@link #awaitChange}. For "latest frame" patterns:
+     * write, then signal.
+     *
+     * @return the new count
+     * @throws IllegalStateException if the array is closed
+     */
+    default long signalChange() {
+        return ChangeSignal.signal(self().segment().control());
+    }
+
+    /** This array's change count now; see {@link #signalChange()}. */
+    default long changeCount() {
+        return ChangeSignal.count(self().segment().control());
+    }
+
+    /**
+     * Waits until the change count differs from {@code lastSeen} (spinning briefly, then sleeping
+     * on a futex: no polling), at most {@code timeout}. Writes made before {@link #signalChange()}
+     * are visible after this returns the new count. Blocks the calling thread; see
+     * {@link #awaitChangeAsync}.
+     *
+     * @return the count now: {@code lastSeen} if the time ran out
+     * @throws IllegalArgumentException if {@code timeout.isNegative()}
+     * @throws IllegalStateException if the array is closed
+     */
+    default long awaitChange(long lastSeen, Duration timeout) {
+        return ChangeSignal.await(self().segment().control(), lastSeen, WaitThreads.nanos(timeout), () -> false);
+    }
+
+    /**
+     * {@link #awaitChange} on a thread of this library's, for callers that must not block; cancelling
+     * the future ends the wait.
+     */
+    default CompletableFuture<Long> awaitChangeAsync(long lastSeen, Duration timeout) {
+        MemorySegment control = self().segment().control();
+        long nanos = WaitThreads.nanos(timeout);
+        long now = ChangeSignal.count(control);
+        if (now != lastSeen || nanos == 0) {
+            return CompletableFuture.completedFuture(now);
+        }
+        return WaitThreads.submit(cancelled -> ChangeSignal.await(control, lastSeen, nanos, cancelled), r -> { });
     }
 }

@@ -82,7 +82,7 @@ public final class SharedBarrier implements AutoCloseable {
             throw new IllegalArgumentException("a barrier has 1 to " + MAX_PARTIES + " parties, but parties was " + parties);
         }
         // the words are written before the name appears: no process can attach a half-made barrier
-        Segment s = Backends.create(I64.TYPE, new long[] {words(parties)}, options, d -> BarrierProtocol.initialize(d, parties));
+        Segment s = Backends.create(I64.TYPE, new long[] {words(parties)}, options, (d, control) -> BarrierProtocol.initialize(d, parties));
         return new SharedBarrier(SharedArrays.wrap(s).as(I64.TYPE), parties);
     }
 

@@ -1,6 +1,6 @@
 package dev.sharedarrays;
 
-import dev.sharedarrays.internal.array.Atomics;
+import dev.sharedarrays.internal.array.ElementAccess;
 import dev.sharedarrays.internal.array.ElementCodec;
 import dev.sharedarrays.internal.array.InPlace;
 import dev.sharedarrays.internal.array.Locking;
@@ -11,6 +11,7 @@ import dev.sharedarrays.internal.array.StridedLayout;
 import dev.sharedarrays.internal.kernel.ElementType;
 import dev.sharedarrays.internal.kernel.Op;
 import dev.sharedarrays.internal.segment.Segment;
+import dev.sharedarrays.internal.sync.SlotLease;
 import java.lang.foreign.MemorySegment;
 import java.math.BigInteger;
 import java.nio.file.Path;
@@ -70,12 +71,15 @@ public final class SharedNDArray<T extends DType<T>>
     private final Locking locks;
     /** A shm or file array, whose file another process may shrink: element accesses go out of line. */
     private final boolean mayShrink;
+    /** The pool slot this array is, else null: closing it frees the slot, sending it moves the slot. */
+    private final SlotLease lease;
 
     SharedNDArray(Segment segment, T dtype) {
-        this(segment, dtype, StridedLayout.contiguous(segment.facts().shape()), null, true);
+        this(segment, dtype, StridedLayout.contiguous(segment.facts().shape()), null, true, null);
     }
 
-    private SharedNDArray(Segment segment, T dtype, StridedLayout layout, SharedNDArray<T> base, boolean locking) {
+    private SharedNDArray(Segment segment, T dtype, StridedLayout layout, SharedNDArray<T> base, boolean locking,
+            SlotLease lease) {
         this.segment = segment;
         this.dtype = dtype;
         this.type = dtype.elementType();
@@ -85,11 +89,44 @@ public final class SharedNDArray<T extends DType<T>>
         this.base = base;
         this.locks = new Locking(segment, locking);
         this.mayShrink = segment.mayShrink();
+        this.lease = lease;
     }
 
     private SharedNDArray<T> view(StridedLayout l) {
         checkOpen();
-        return new SharedNDArray<>(segment, dtype, l, base == null ? this : base, locks.isLocking());
+        return new SharedNDArray<>(segment, dtype, l, base == null ? this : base, locks.isLocking(), null);
+    }
+
+    /** Slot {@code index} of a pool (this array) as an array of its own, which {@code lease} frees on close. */
+    SharedNDArray<T> slot(long index, SlotLease lease) {
+        checkOpen();
+        return new SharedNDArray<>(segment, dtype, layout.select(0, index), this, true, lease);
+    }
+
+    /**
+     * The view a queue message describes, checked to lie inside this array.
+     *
+     * @throws InvalidSegmentException if it does not
+     */
+    SharedNDArray<T> viewOf(long offset, long[] shape, long[] strides) {
+        StridedLayout l = new StridedLayout(offset, shape, strides);
+        long[] extent = l.extent();
+        if (Arrays.stream(shape).anyMatch(n -> n < 1 || n > size) || extent[0] < 0 || extent[1] >= size) {
+            throw new InvalidSegmentException("a queue message describes a view (offset " + offset + ", shape "
+                    + Arrays.toString(shape) + ", strides " + Arrays.toString(strides) + ") outside " + handle()
+                    + " of " + size + " elements");
+        }
+        return view(l);
+    }
+
+    /** The pool slot behind this array, else null. */
+    SlotLease lease() {
+        return lease;
+    }
+
+    /** A pool slot that a queue took over: closed here without freeing the slot. */
+    void sent() {
+        viewClosed = true;
     }
 
     /**
@@ -100,7 +137,7 @@ public final class SharedNDArray<T extends DType<T>>
      */
     public SharedNDArray<T> unlocked() {
         checkOpen();
-        return new SharedNDArray<>(segment, dtype, layout, base == null ? this : base, false);
+        return new SharedNDArray<>(segment, dtype, layout, base == null ? this : base, false, null);
     }
 
     /** False for views made by {@link #unlocked()}: their bulk operations do not lock. */
@@ -235,66 +272,21 @@ public final class SharedNDArray<T extends DType<T>>
         return contiguous ? layout.offset() + index : layout.offsetOfFlat(index);
     }
 
-    // A file that shrank under a shm or file array faults; the accesses of such arrays go out of
-    // line, where the fault can be caught (see OutOfLineAccess), and become SegmentTruncatedException.
     private double getDoubleAt(long off) {
-        if (!mayShrink) {
-            return ElementCodec.getDouble(type, mem(), off);
-        }
-        try {
-            return Double.longBitsToDouble(OutOfLineAccess.access(OutOfLineAccess.GET_DOUBLE, type, mem(), off, 0, 0, 0));
-        } catch (InternalError e) {
-            throw segment.truncated(e);
-        }
+        return ElementAccess.getDouble(type, segment, mem(), off, mayShrink);
     }
 
     private long getLongAt(long off) {
-        if (!mayShrink) {
-            return ElementCodec.getLong(type, mem(), off);
-        }
-        try {
-            return OutOfLineAccess.access(OutOfLineAccess.GET_LONG, type, mem(), off, 0, 0, 0);
-        } catch (InternalError e) {
-            throw segment.truncated(e);
-        }
+        return ElementAccess.getLong(type, segment, mem(), off, mayShrink);
     }
 
     private void setAt(long off, int op, double dv, long lv) {
-        if (!mayShrink) {
-            if (op == OutOfLineAccess.SET_DOUBLE) {
-                ElementCodec.setDouble(type, mem(), off, dv);
-            } else {
-                ElementCodec.setLong(type, mem(), off, lv);
-            }
-            return;
-        }
-        try {
-            OutOfLineAccess.access(op, type, mem(), off, dv, lv, 0);
-        } catch (InternalError e) {
-            throw segment.truncated(e);
-        }
+        ElementAccess.set(type, segment, mem(), off, op, dv, lv, mayShrink);
     }
 
     /** An atomic access (see {@link OutOfLineAccess}) at byte offset off. */
     long atomic(int op, long off, long a, long b) {
-        MemorySegment d = mem();
-        if (!mayShrink) {
-            return switch (op) {
-                case OutOfLineAccess.COMPARE_AND_SET -> Atomics.compareAndSet(type, d, off, a, b) ? 1 : 0;
-                case OutOfLineAccess.GET_AND_ADD -> Atomics.getAndAdd(type, d, off, a);
-                case OutOfLineAccess.GET_AND_SET -> Atomics.getAndSet(type, d, off, a);
-                case OutOfLineAccess.GET_VOLATILE -> Atomics.getVolatile(type, d, off);
-                default -> {
-                    Atomics.setVolatile(type, d, off, a);
-                    yield 0;
-                }
-            };
-        }
-        try {
-            return OutOfLineAccess.access(op, type, d, off, 0, a, b);
-        } catch (InternalError e) {
-            throw segment.truncated(e);
-        }
+        return ElementAccess.atomic(type, segment, mem(), op, off, a, b, mayShrink);
     }
 
     /** Element at a flat row-major index, as a double (U64 as its unsigned value). */
@@ -455,6 +447,9 @@ public final class SharedNDArray<T extends DType<T>>
     /** Detaches this process's view; the owner of a non-persistent array also destroys it; a view closes only itself. Idempotent. */
     @Override
     public void close() {
+        if (lease != null) {
+            lease.release();
+        }
         if (base != null) {
             viewClosed = true;
         } else {

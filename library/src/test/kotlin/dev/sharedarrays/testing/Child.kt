@@ -105,7 +105,8 @@ object Child {
                 // what the same size does on the auto-detected backend
                 SharedArrays.create(dev.sharedarrays.F64.TYPE, args[1].toLong() / 8).use { println("AUTO ${it.backend().id()}") }
             }
-            else -> if (!ConcurrencyCommands.run(args) && !LifetimeCommands.run(args) && !TrustCommands.run(args)) {
+            else -> if (!ConcurrencyCommands.run(args) && !LifetimeCommands.run(args) && !TrustCommands.run(args) &&
+                !QueueCommands.run(args)) {
                 error("unknown child command ${args[0]}")
             }
         }

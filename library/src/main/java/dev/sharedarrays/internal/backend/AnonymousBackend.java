@@ -15,7 +15,7 @@ import dev.sharedarrays.CreateOptions;
 import dev.sharedarrays.SegmentInfo;
 import dev.sharedarrays.SegmentNotFoundException;
 import dev.sharedarrays.SharedArrayException;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.OptionalLong;
@@ -27,7 +27,7 @@ import java.util.OptionalLong;
 final class AnonymousBackend implements SegmentBackend<ArrayHandle.Anonymous> {
 
     @Override
-    public Segment create(SegmentFacts facts, CreateOptions options, Consumer<MemorySegment> data) {
+    public Segment create(SegmentFacts facts, CreateOptions options, BiConsumer<MemorySegment, MemorySegment> data) {
         long size = facts.fileSize();
         Arena arena = Arena.ofShared();
         try {

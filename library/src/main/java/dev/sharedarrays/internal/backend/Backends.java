@@ -11,7 +11,7 @@ import dev.sharedarrays.CreateOptions;
 import dev.sharedarrays.DType;
 import dev.sharedarrays.SegmentInfo;
 import java.lang.foreign.MemorySegment;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,14 +36,14 @@ public final class Backends {
      * @throws IllegalArgumentException if the shape is not a valid array shape
      */
     public static Segment create(DType<?> dtype, long[] shape, CreateOptions options) {
-        return create(dtype, shape, options, data -> { });
+        return create(dtype, shape, options, (data, control) -> { });
     }
 
     /**
      * As {@link #create(DType, long[], CreateOptions)}, with {@code data} writing the first
      * contents before any other process can attach (a barrier's words, say).
      */
-    public static Segment create(DType<?> dtype, long[] shape, CreateOptions options, Consumer<MemorySegment> data) {
+    public static Segment create(DType<?> dtype, long[] shape, CreateOptions options, BiConsumer<MemorySegment, MemorySegment> data) {
         Backend kind = BackendSelection.forCreate(options);
         SegmentFacts facts = SegmentFacts.forNew(dtype, shape, options.lifetime(), kind);
         AutoSweep.maybeStart();

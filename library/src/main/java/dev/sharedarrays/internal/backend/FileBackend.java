@@ -14,7 +14,7 @@ import dev.sharedarrays.InvalidSegmentException;
 import dev.sharedarrays.SegmentInfo;
 import dev.sharedarrays.SharedArrayException;
 import java.lang.foreign.MemorySegment;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -37,7 +37,7 @@ final class FileBackend implements SegmentBackend<ArrayHandle.File> {
     }
 
     @Override
-    public Segment create(SegmentFacts facts, CreateOptions options, Consumer<MemorySegment> data) {
+    public Segment create(SegmentFacts facts, CreateOptions options, BiConsumer<MemorySegment, MemorySegment> data) {
         Path target;
         if (options.file() != null) {
             target = options.file().toAbsolutePath().normalize();

@@ -19,7 +19,7 @@ import dev.sharedarrays.InsufficientSpaceException;
 import dev.sharedarrays.InvalidSegmentException;
 import dev.sharedarrays.SegmentInfo;
 import dev.sharedarrays.SegmentNotFoundException;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -33,7 +33,7 @@ import java.util.OptionalLong;
 final class MemfdBackend implements SegmentBackend<ArrayHandle.Memfd> {
 
     @Override
-    public Segment create(SegmentFacts facts, CreateOptions options, Consumer<MemorySegment> data) {
+    public Segment create(SegmentFacts facts, CreateOptions options, BiConsumer<MemorySegment, MemorySegment> data) {
         String name = Names.orGenerated(options.name());
         long size = facts.fileSize();
         int fd = Libc.memfdCreate(name, Libc.MFD_CLOEXEC | Libc.MFD_ALLOW_SEALING);

@@ -8,7 +8,7 @@ import dev.sharedarrays.AttachOptions;
 import dev.sharedarrays.CreateOptions;
 import dev.sharedarrays.SegmentInfo;
 import java.lang.foreign.MemorySegment;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -29,7 +29,7 @@ interface SegmentBackend<H extends ArrayHandle> {
      * @throws dev.sharedarrays.SegmentExistsException if the name or file exists (it is not touched)
      * @throws dev.sharedarrays.InsufficientSpaceException if the memory cannot be reserved
      */
-    Segment create(SegmentFacts facts, CreateOptions options, Consumer<MemorySegment> data);
+    Segment create(SegmentFacts facts, CreateOptions options, BiConsumer<MemorySegment, MemorySegment> data);
 
     /**
      * Opens, checks, maps and validates the segment the handle names, takes an attach slot in it

@@ -19,7 +19,7 @@ import dev.sharedarrays.InvalidSegmentException;
 import dev.sharedarrays.SegmentExistsException;
 import dev.sharedarrays.SharedArrayException;
 import dev.sharedarrays.SegmentTruncatedException;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -47,7 +47,7 @@ final class SegmentFiles {
      * @param spaceFix what the user can do when the directory is full, for the message
      * @param handleOf the handle of the new segment, given its id
      */
-    static Segment createExclusive(Path target, SegmentFacts facts, Consumer<MemorySegment> data, String spaceFix,
+    static Segment createExclusive(Path target, SegmentFacts facts, BiConsumer<MemorySegment, MemorySegment> data, String spaceFix,
             Function<OptionalLong, ArrayHandle> handleOf) {
         Path dir = target.getParent();
         long size = facts.fileSize();

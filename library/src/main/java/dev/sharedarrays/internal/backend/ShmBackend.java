@@ -11,7 +11,7 @@ import dev.sharedarrays.AttachOptions;
 import dev.sharedarrays.CreateOptions;
 import dev.sharedarrays.SegmentInfo;
 import java.lang.foreign.MemorySegment;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -48,7 +48,7 @@ public final class ShmBackend implements SegmentBackend<ArrayHandle.Shm> {
     }
 
     @Override
-    public Segment create(SegmentFacts facts, CreateOptions options, Consumer<MemorySegment> data) {
+    public Segment create(SegmentFacts facts, CreateOptions options, BiConsumer<MemorySegment, MemorySegment> data) {
         Path dir = directory();
         Path target = dir.resolve(Names.validate(Names.orGenerated(options.name())));
         return SegmentFiles.createExclusive(target, facts, data,

@@ -9,7 +9,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import java.util.List;
 import java.util.zip.CRC32C;
 
@@ -29,12 +29,13 @@ public final class ControlBlock {
     }
 
     /**
-     * Writes the first data ({@code data} receives the data bytes), then header and control
-     * fields, the ready word last with release semantics: whoever sees the segment ready sees
-     * its data as {@code data} left it.
+     * Writes the first contents ({@code data} receives the data bytes and the control block, whose
+     * words outside the fields below it may set: a pool's), then header and control fields, the
+     * ready word last with release semantics: whoever sees the segment ready sees its data as
+     * {@code data} left it.
      */
-    public static void initialize(MemorySegment all, MemorySegment control, SegmentFacts facts, Consumer<MemorySegment> data) {
-        data.accept(all.asSlice(DATA_OFFSET, facts.dataLength()));
+    public static void initialize(MemorySegment all, MemorySegment control, SegmentFacts facts, BiConsumer<MemorySegment, MemorySegment> data) {
+        data.accept(all.asSlice(DATA_OFFSET, facts.dataLength()), control);
         initialize(all, control, facts);
     }
 

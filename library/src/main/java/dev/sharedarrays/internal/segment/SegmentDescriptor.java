@@ -42,7 +42,16 @@ import java.nio.charset.StandardCharsets;
  * 200..287 reserved for the lock, zero
  * 288  reader slots   32 x {ident u64, reserved u64}: processes holding the read lock
  * 800  attach slots   64 x {pid u64, start u64}    mutable
- * 1824..4095 reserved, zero
+ * 1824 change count   u64  +1 per signalChange; its low 32 bits are a futex word
+ * 1832 change waiters u32  processes sleeping on the change count
+ * 1836 (reserved)     u32
+ * 1840 pool magic     u64  "SAPOOL\0\1" if the segment is an ArrayPool, else 0   at create
+ * 1848 pool slots     u32  1..256                  at create
+ * 1852 pool seq       u32  futex word: +1 each time a slot is freed
+ * 1856 pool waiters   u32  processes sleeping on the pool seq
+ * 1860..1919 reserved, zero
+ * 1920 slot owners    256 x u64: 0 free, else its owner (see PoolProtocol)
+ * 3968..4095 reserved, zero
  * </pre>
  * An ident is a process as one word: pid in bits 0-23, low 39 bits of its start time above
  * ({@link Proc#ident}), so a reused pid never passes for a dead holder.
@@ -88,6 +97,15 @@ public final class SegmentDescriptor {
     public static final long ATTACH_SLOTS_OFFSET = 800;
     public static final int ATTACH_SLOTS = 64;
     public static final int SLOT_SIZE = 16;
+    public static final long CHANGE_COUNT_OFFSET = 1824;
+    public static final long CHANGE_WAITERS_OFFSET = 1832;
+    public static final long POOL_MAGIC_OFFSET = 1840;
+    public static final long POOL_SLOTS_OFFSET = 1848;
+    public static final long POOL_SEQ_OFFSET = 1852;
+    public static final long POOL_WAITERS_OFFSET = 1856;
+    public static final long POOL_OWNERS_OFFSET = 1920;
+    public static final int POOL_MAX_SLOTS = 256;
+    public static final long POOL_MAGIC = 0x0100_4c4f_4f50_4153L; // "SAPOOL\0\1" little-endian
 
     /** Lifetime PERSISTENT; neither this nor {@link #FLAG_SHARED} means OWNER. */
     public static final long FLAG_PERSISTENT = 1;

@@ -42,8 +42,27 @@ final class Futex {
     /** Adds one to the word and wakes every sleeper on it. */
     static void bump(MemorySegment m, long wordOffset, long waitersOffset) {
         INT_VH.getAndAdd(m, wordOffset, 1);
+        wake(m, wordOffset, waitersOffset);
+    }
+
+    /** Wakes every sleeper on a word its changer has already changed (no FUTEX_WAKE if none sleeps). */
+    static void wake(MemorySegment m, long wordOffset, long waitersOffset) {
         if ((int) INT_VH.getVolatile(m, waitersOffset) != 0) {
             FutexCalls.futexWake(m.address() + wordOffset, Integer.MAX_VALUE);
+        }
+    }
+
+    /** The word's value now, to sleep on after the look that found nothing to do. */
+    static int read(MemorySegment m, long wordOffset) {
+        return (int) INT_VH.getVolatile(m, wordOffset);
+    }
+
+    /** Nanoseconds in a Duration, saturated at Long.MAX_VALUE instead of overflowing. */
+    static long nanos(java.time.Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
         }
     }
 }

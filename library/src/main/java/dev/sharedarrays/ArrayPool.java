@@ -1,0 +1,233 @@
+package dev.sharedarrays;
+
+import dev.sharedarrays.internal.backend.Backends;
+import dev.sharedarrays.internal.os.Proc;
+import dev.sharedarrays.internal.segment.Segment;
+import dev.sharedarrays.internal.segment.SegmentDescriptor;
+import dev.sharedarrays.internal.sync.PoolProtocol;
+import dev.sharedarrays.internal.sync.SlotLease;
+import dev.sharedarrays.internal.sync.WaitThreads;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * N equal arrays ("slots") in one shared segment, reserved once, handed out and taken back
+ * without creating or removing anything: the buffers of a stream. The segment is a valid .npy of
+ * shape {@code (slots, *slotShape)}, so numpy maps every slot at once.
+ *
+ * <p><b>Ownership.</b> {@link #acquire} hands out a free slot as an array owned by this process;
+ * closing that array returns the slot, and sending it through an {@link ArrayQueue} moves it to
+ * the receiver without a copy. A slot has one owner at a time: a process, or a queue while in
+ * flight. A slot whose owning process died is free again at the next {@link #acquire} that finds
+ * none free, and at every {@link #free()}. Closing the pool returns the slots this instance still
+ * holds and unmaps it (its slot arrays then throw {@link IllegalStateException}); the creator's
+ * close of an {@link Lifetime#OWNER} pool also removes its name, while attached processes keep
+ * their mappings until they close.
+ *
+ * <p><b>Threads.</b> Thread-safe. {@link #acquire} blocks the calling thread; {@link #acquireAsync}
+ * blocks a thread of this library's instead. Arguments must not be null.
+ *
+ * @param <T> the element type of the slots
+ */
+public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
+    private final SharedNDArray<T> array;
+    private final int slots;
+    private final long[] slotShape;
+    private final Set<SlotLease> held = ConcurrentHashMap.newKeySet();
+    /** Where the next acquire starts looking, so that slots are used round-robin. */
+    private final AtomicInteger next = new AtomicInteger();
+
+    private ArrayPool(SharedNDArray<T> array, int slots) {
+        this.array = array;
+        this.slots = slots;
+        long[] shape = array.shape();
+        this.slotShape = Arrays.copyOfRange(shape, 1, shape.length);
+    }
+
+    /**
+     * Creates a pool of {@code slots} zero-filled slots of {@code slotShape}, with the process's
+     * backend and a generated name.
+     *
+     * @throws IllegalArgumentException if {@code slots < 1 || slots > 256}, {@code slotShape} has
+     *         no or more than 7 dimensions or a dimension below 1, or the pool exceeds 1 TiB
+     * @throws InsufficientSpaceException if the memory cannot be reserved
+     */
+    public static <T extends DType<T>> ArrayPool<T> create(T dtype, int slots, long... slotShape) {
+        return create(dtype, slots, slotShape, CreateOptions.defaults());
+    }
+
+    /**
+     * Creates a pool as {@code options} say; see {@link #create(DType, int, long...)}.
+     *
+     * @throws SegmentExistsException if the name or file exists
+     */
+    public static <T extends DType<T>> ArrayPool<T> create(T dtype, int slots, long[] slotShape, CreateOptions options) {
+        if (slots < 1 || slots > SegmentDescriptor.POOL_MAX_SLOTS) {
+            throw new IllegalArgumentException("a pool has 1 to " + SegmentDescriptor.POOL_MAX_SLOTS + " slots, but slots was " + slots);
+        }
+        if (slotShape.length < 1 || slotShape.length >= SegmentDescriptor.MAX_DIMS) {
+            throw new IllegalArgumentException("a slot has 1 to " + (SegmentDescriptor.MAX_DIMS - 1)
+                    + " dimensions, but slotShape was " + Arrays.toString(slotShape));
+        }
+        long[] shape = new long[slotShape.length + 1];
+        shape[0] = slots;
+        System.arraycopy(slotShape, 0, shape, 1, slotShape.length);
+        // the pool words are written before the name appears: no process can attach a half-made pool
+        Segment s = Backends.create(dtype, shape, options, (data, control) -> PoolProtocol.initialize(control, slots));
+        return new ArrayPool<>(new SharedNDArray<>(s, dtype), slots);
+    }
+
+    /**
+     * Attaches the pool a handle names.
+     *
+     * @throws SegmentNotFoundException if nothing is there
+     * @throws InvalidSegmentException if what is there is not a pool
+     * @throws DTypeMismatchException if its slots hold another type
+     */
+    public static <T extends DType<T>> ArrayPool<T> attach(ArrayHandle handle, T dtype) {
+        SharedNDArray<T> a = SharedArrays.attach(handle, dtype);
+        try {
+            int n = PoolProtocol.slots(a.segment().control());
+            if (n < 0 || n != a.shape()[0] || a.ndim() < 2) {
+                throw new InvalidSegmentException(handle + " is not an array pool: it is an array of " + a.dtype() + " "
+                        + Arrays.toString(a.shape()) + " without pool words in its control block");
+            }
+            return new ArrayPool<>(a, n);
+        } catch (RuntimeException e) {
+            a.close();
+            throw e;
+        }
+    }
+
+    /** The handle to pass to other processes. */
+    public ArrayHandle handle() {
+        return array.handle();
+    }
+
+    public T dtype() {
+        return array.dtype();
+    }
+
+    /** How many slots the pool has. */
+    public int slots() {
+        return slots;
+    }
+
+    /** A copy of the shape of one slot. */
+    public long[] slotShape() {
+        return slotShape.clone();
+    }
+
+    /** The file numpy maps with {@code numpy.load(path, mmap_mode='r+')}: shape {@code (slots, *slotShape)}. */
+    public Optional<Path> path() {
+        return array.path();
+    }
+
+    /**
+     * How many slots are free now, after freeing those of dead processes.
+     *
+     * @throws IllegalStateException if this pool is closed
+     */
+    public int free() {
+        MemorySegment c = control();
+        PoolProtocol.reclaimDead(c, slots);
+        return PoolProtocol.free(c, slots);
+    }
+
+    /**
+     * Takes a free slot, waiting at most {@code timeout} for one (spinning briefly, then sleeping on
+     * a futex). Its contents are what the last owner left. Close the array to give it back, or
+     * send it through a queue.
+     *
+     * @throws WaitTimeoutException if no slot came free in time
+     * @throws IllegalArgumentException if {@code timeout.isNegative()}
+     * @throws IllegalStateException if this pool is closed
+     * @throws java.util.concurrent.CancellationException if this thread was interrupted (the flag stays set)
+     */
+    public SharedNDArray<T> acquire(Duration timeout) {
+        Thread t = Thread.currentThread();
+        return acquire(WaitThreads.nanos(timeout), t::isInterrupted, timeout);
+    }
+
+    /**
+     * {@link #acquire} on a thread of this library's, for callers that must not block. Cancelling
+     * the future ends the wait; a slot taken after that goes straight back.
+     */
+    public CompletableFuture<SharedNDArray<T>> acquireAsync(Duration timeout) {
+        long nanos = WaitThreads.nanos(timeout);
+        SharedNDArray<T> now = tryAcquire();
+        if (now != null) {
+            return CompletableFuture.completedFuture(now);
+        }
+        return WaitThreads.submit(cancelled -> acquire(nanos, cancelled, timeout), SharedNDArray::close);
+    }
+
+    /** A free slot now, or null if none is free (no waiting). */
+    public SharedNDArray<T> tryAcquire() {
+        int i = PoolProtocol.tryAcquire(control(), slots, Proc.selfIdent(), next.getAndIncrement() & Integer.MAX_VALUE);
+        return i < 0 ? null : adopt(i);
+    }
+
+    private SharedNDArray<T> acquire(long nanos, java.util.function.BooleanSupplier cancelled, Duration timeout) {
+        int i = PoolProtocol.acquire(control(), slots, nanos, cancelled, next.getAndIncrement() & Integer.MAX_VALUE);
+        if (i < 0) {
+            throw new WaitTimeoutException("no slot of pool " + handle() + " came free within " + timeout + " (all " + slots
+                    + " are held: " + PoolProtocol.inFlight(control(), slots) + " in queues, the rest by live processes)");
+        }
+        return adopt(i);
+    }
+
+    /** Slot i, which this process owns now, as an array whose close frees it. */
+    SharedNDArray<T> adopt(int i) {
+        SlotLease[] lease = new SlotLease[1];
+        lease[0] = new SlotLease(control(), i, array.id(), () -> held.remove(lease[0]));
+        held.add(lease[0]);
+        try {
+            return array.slot(i, lease[0]);
+        } catch (RuntimeException e) {
+            lease[0].release();
+            throw e;
+        }
+    }
+
+    MemorySegment control() {
+        return array.segment().control();
+    }
+
+    /** The array id of the pool, the same in every process. */
+    long id() {
+        return array.id();
+    }
+
+    /**
+     * Returns the slots this instance holds, and detaches (the creator of an OWNER pool also
+     * removes it). Idempotent.
+     */
+    @Override
+    public void close() {
+        if (array.isClosed()) {
+            return;
+        }
+        for (SlotLease l : held) {
+            l.release();
+        }
+        array.close();
+    }
+
+    public boolean isClosed() {
+        return array.isClosed();
+    }
+
+    @Override
+    public String toString() {
+        return "ArrayPool(" + array.dtype() + ", " + slots + " x " + Arrays.toString(slotShape) + ", " + handle()
+                + (isClosed() ? ", closed)" : ", free=" + PoolProtocol.free(control(), slots) + ")");
+    }
+}

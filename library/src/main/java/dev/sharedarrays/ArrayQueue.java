@@ -1,0 +1,359 @@
+package dev.sharedarrays;
+
+import dev.sharedarrays.internal.backend.Backends;
+import dev.sharedarrays.internal.os.Proc;
+import dev.sharedarrays.internal.segment.Segment;
+import dev.sharedarrays.internal.sync.PoolProtocol;
+import dev.sharedarrays.internal.sync.QueueDescriptor;
+import dev.sharedarrays.internal.sync.QueueMessage;
+import dev.sharedarrays.internal.sync.QueueProtocol;
+import dev.sharedarrays.internal.sync.SlotLease;
+import dev.sharedarrays.internal.sync.WaitThreads;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
+
+/**
+ * A bounded multi-producer multi-consumer queue of arrays in shared memory, passed by
+ * {@link #handle()} like an array: what {@code mp.Queue().put(tensor)} is to torch, without
+ * pickling, pipes or copies.
+ *
+ * <p><b>Messages.</b> {@link #send} of a pool slot ({@link ArrayPool#acquire}) moves the slot: the
+ * sender's array is closed, the receiver's array owns the slot and frees it on close. Sending any
+ * other shared array or view sends its handle and geometry (offset, shape, strides); the receiver
+ * attaches the array once per queue instance and later messages of it reuse that mapping. What a
+ * receiver gets stays valid until it closes it or this queue (which detaches those mappings).
+ *
+ * <p><b>End and failures.</b> {@link #end()} ends sending; receivers drain what is left, then
+ * {@link #receive} returns null. A process registers as a producer at its first send and as a
+ * consumer at its first receive: a receiver waiting on an empty queue whose registered producers
+ * all died gets a {@link QueueAbandonedException} within about 50 ms, and so does a sender
+ * waiting on a full queue whose consumers all died. Delivery is at most once: a process killed
+ * in the middle of a send or receive loses that one message (its pool slot goes back to the
+ * pool), never duplicates it or blocks the queue; the next send or receive, in any process,
+ * completes what it left.
+ *
+ * <p><b>Ownership.</b> The creator's {@link #close()} of an {@link Lifetime#OWNER} queue ends it
+ * and removes its name; attached processes keep draining their mapping. Others' close detaches.
+ *
+ * <p><b>Threads.</b> Thread-safe; FIFO for each producer. {@link #send} and {@link #receive} block
+ * the calling thread (spinning briefly, then sleeping on a futex: no polling); their
+ * {@code *Async} forms block a thread of this library's instead. Arguments must not be null.
+ */
+public final class ArrayQueue implements AutoCloseable {
+    private final SharedNDArray<I64> array;
+    private final QueueProtocol protocol;
+    private final Map<Long, ArrayPool<?>> pools = new ConcurrentHashMap<>();
+    private final Map<Long, SharedNDArray<?>> arrays = new ConcurrentHashMap<>();
+    /** This instance's producer and consumer words, -1 until it registers; guarded by this. */
+    private int producer = -1;
+    private int consumer = -1;
+
+    private ArrayQueue(SharedNDArray<I64> array, int capacity) {
+        this.array = array;
+        this.protocol = new QueueProtocol(array.data(), capacity, array.handle().toString());
+    }
+
+    /**
+     * Creates a queue of {@code capacity} messages with the process's backend and a generated name.
+     *
+     * @throws IllegalArgumentException if {@code capacity < 1 || capacity > 65536}
+     * @throws InsufficientSpaceException if the memory cannot be reserved
+     */
+    public static ArrayQueue create(int capacity) {
+        return create(capacity, CreateOptions.defaults());
+    }
+
+    /**
+     * Creates a queue as {@code options} say; see {@link #create(int)}.
+     *
+     * @throws SegmentExistsException if the name or file exists
+     */
+    public static ArrayQueue create(int capacity, CreateOptions options) {
+        if (capacity < 1 || capacity > QueueDescriptor.MAX_CAPACITY) {
+            throw new IllegalArgumentException("a queue holds 1 to " + QueueDescriptor.MAX_CAPACITY
+                    + " messages, but capacity was " + capacity);
+        }
+        long tag = java.util.concurrent.ThreadLocalRandom.current().nextLong();
+        // the words are written before the name appears: no process can attach a half-made queue
+        Segment s = Backends.create(I64.TYPE, new long[] {QueueDescriptor.words(capacity)}, options,
+                (d, control) -> QueueProtocol.initialize(d, capacity, tag));
+        return new ArrayQueue(new SharedNDArray<>(s, I64.TYPE), capacity);
+    }
+
+    /**
+     * Attaches the queue a handle names.
+     *
+     * @throws SegmentNotFoundException if nothing is there
+     * @throws InvalidSegmentException if what is there is not a queue
+     */
+    public static ArrayQueue attach(ArrayHandle handle) {
+        SharedNDArray<?> any = SharedArrays.attach(handle);
+        try {
+            int capacity = any.dtype() == I64.TYPE && any.ndim() == 1 ? QueueProtocol.capacity(any.data(), any.size()) : -1;
+            if (capacity < 0) {
+                throw new InvalidSegmentException(handle + " is not an array queue: it is an array of " + any.dtype() + " "
+                        + Arrays.toString(any.shape()) + " without the queue's words");
+            }
+            return new ArrayQueue(any.as(I64.TYPE), capacity);
+        } catch (RuntimeException e) {
+            any.close();
+            throw e;
+        }
+    }
+
+    /** {@link #attach(ArrayHandle)} of {@link ArrayHandle#parse(String)}. */
+    public static ArrayQueue attach(String handle) {
+        return attach(ArrayHandle.parse(handle));
+    }
+
+    /** The handle to pass to other processes. */
+    public ArrayHandle handle() {
+        return array.handle();
+    }
+
+    /** How many messages the queue holds at most. */
+    public int capacity() {
+        return protocol.capacity();
+    }
+
+    /** Messages sent and not yet received, now. */
+    public long size() {
+        checkOpen();
+        return protocol.size();
+    }
+
+    /** True once some process called {@link #end()}. */
+    public boolean isEnded() {
+        checkOpen();
+        return protocol.isEnded();
+    }
+
+    /** Messages dropped because a process died in the middle of sending or receiving them. */
+    public long dropped() {
+        checkOpen();
+        return protocol.dropped();
+    }
+
+    /**
+     * Sends an array, waiting at most {@code timeout} for room. A pool slot moves to the receiver
+     * (this array is closed); any other array or view is sent by handle and geometry.
+     *
+     * @throws WaitTimeoutException if the queue stayed full
+     * @throws IllegalStateException if the queue has ended, this queue or the array is closed
+     * @throws IllegalArgumentException if the array is anonymous (not shareable), or its handle
+     *         is longer than 320 bytes
+     * @throws QueueAbandonedException if the queue is full and every registered consumer died
+     */
+    public void send(SharedNDArray<?> array, Duration timeout) {
+        Thread t = Thread.currentThread();
+        send(array, WaitThreads.nanos(timeout), t::isInterrupted, timeout);
+    }
+
+    /** {@link #send} on a thread of this library's, for callers that must not block; cancelling the future ends the wait. */
+    public CompletableFuture<Void> sendAsync(SharedNDArray<?> array, Duration timeout) {
+        long nanos = WaitThreads.nanos(timeout);
+        if (trySend(array)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return WaitThreads.submit(cancelled -> {
+            send(array, nanos, cancelled, timeout);
+            return null;
+        }, r -> { });
+    }
+
+    /** Sends if there is room now; false if the queue is full (no waiting). */
+    public boolean trySend(SharedNDArray<?> array) {
+        return sendMessage(array, 0, () -> false);
+    }
+
+    private void send(SharedNDArray<?> array, long nanos, BooleanSupplier cancelled, Duration timeout) {
+        if (!sendMessage(array, nanos, cancelled)) {
+            throw new WaitTimeoutException("queue " + handle() + " stayed full (" + capacity() + " messages) for " + timeout);
+        }
+    }
+
+    private boolean sendMessage(SharedNDArray<?> a, long nanos, BooleanSupplier cancelled) {
+        checkOpen();
+        a.checkOpen();
+        if (a.backend() == Backend.ANONYMOUS) {
+            throw new IllegalArgumentException("an anonymous array cannot be sent to another process (" + a.handle()
+                    + "); create it with the shm, memfd or file backend");
+        }
+        register(true);
+        SlotLease lease = a.lease();
+        QueueMessage m;
+        if (lease != null) {
+            m = new QueueMessage(QueueMessage.Kind.POOL_SLOT, lease.poolId(), lease.slot(), a.dtype().code(), a.shape(),
+                    a.strides(), a.handle().toString(), Proc.selfIdent(), 0);
+        } else {
+            m = new QueueMessage(QueueMessage.Kind.VIEW, a.id(), a.layout().offset(), a.dtype().code(), a.shape(),
+                    a.strides(), a.handle().toString(), Proc.selfIdent(), 0);
+        }
+        if (m.handle().getBytes(StandardCharsets.UTF_8).length > QueueDescriptor.MAX_HANDLE_BYTES) {
+            throw new IllegalArgumentException("the handle " + m.handle() + " is longer than " + QueueDescriptor.MAX_HANDLE_BYTES
+                    + " bytes, too long for a queue message; use a shorter path or name");
+        }
+        boolean sent = protocol.send(m, lease == null ? null : lease::moveTo, nanos, cancelled);
+        if (sent && lease != null) {
+            a.sent();
+        }
+        return sent;
+    }
+
+    /**
+     * Takes the next array, waiting at most {@code timeout} for one.
+     *
+     * @return the array, or null once the queue has ended and every message was received
+     * @throws WaitTimeoutException if no message came in time
+     * @throws QueueAbandonedException if the queue is empty and every registered producer died
+     * @throws SegmentNotFoundException if the array a message names was removed before it was attached
+     * @throws IllegalStateException if this queue is closed
+     */
+    public SharedNDArray<?> receive(Duration timeout) {
+        Thread t = Thread.currentThread();
+        return receive(WaitThreads.nanos(timeout), t::isInterrupted, timeout);
+    }
+
+    /**
+     * {@link #receive(Duration)} of an array that must hold {@code dtype}.
+     *
+     * @throws DTypeMismatchException if it holds another type (it is closed: a pool slot goes back)
+     */
+    public <T extends DType<T>> SharedNDArray<T> receive(T dtype, Duration timeout) {
+        SharedNDArray<?> a = receive(timeout);
+        if (a == null) {
+            return null;
+        }
+        try {
+            return a.as(dtype);
+        } catch (DTypeMismatchException e) {
+            a.close();
+            throw e;
+        }
+    }
+
+    /**
+     * {@link #receive(Duration)} on a thread of this library's, for callers that must not block.
+     * Cancelling the future ends the wait; a message taken after that is closed (a pool slot goes
+     * back), so it is lost, as delivery is at most once.
+     */
+    public CompletableFuture<SharedNDArray<?>> receiveAsync(Duration timeout) {
+        long nanos = WaitThreads.nanos(timeout);
+        QueueMessage now = take(0, () -> false);
+        if (now != QueueProtocol.TIMED_OUT) {
+            return CompletableFuture.completedFuture(now == null ? null : resolve(now));
+        }
+        return WaitThreads.submit(cancelled -> receive(nanos, cancelled, timeout), SharedNDArray::close);
+    }
+
+    private SharedNDArray<?> receive(long nanos, BooleanSupplier cancelled, Duration timeout) {
+        QueueMessage m = take(nanos, cancelled);
+        if (m == QueueProtocol.TIMED_OUT) {
+            throw new WaitTimeoutException("no message on queue " + handle() + " within " + timeout);
+        }
+        return m == null ? null : resolve(m);
+    }
+
+    private QueueMessage take(long nanos, BooleanSupplier cancelled) {
+        checkOpen();
+        register(false);
+        return protocol.receive(this::claimSlot, nanos, cancelled);
+    }
+
+    /** Moves the slot of message m from in flight to this process; false drops the message. */
+    private boolean claimSlot(QueueMessage m) {
+        try {
+            ArrayPool<?> pool = poolOf(m);
+            return PoolProtocol.move(pool.control(), (int) m.index(), protocol.inFlightOwner(m), Proc.selfIdent());
+        } catch (RuntimeException e) {
+            return false; // the pool is gone or not ours: the message cannot be delivered
+        }
+    }
+
+    private ArrayPool<?> poolOf(QueueMessage m) {
+        ArrayPool<?> pool = pools.computeIfAbsent(m.id(), id -> attachPool(ArrayHandle.parse(m.handle()),
+                DType.ofCode(m.dtypeCode())));
+        if (m.index() < 0 || m.index() >= pool.slots()) {
+            throw new InvalidSegmentException("message names slot " + m.index() + " of pool " + m.handle()
+                    + ", which has " + pool.slots());
+        }
+        return pool;
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static ArrayPool<?> attachPool(ArrayHandle handle, DType dtype) {
+        return ArrayPool.attach(handle, dtype);
+    }
+
+    private SharedNDArray<?> resolve(QueueMessage m) {
+        if (m.kind() == QueueMessage.Kind.POOL_SLOT) {
+            return poolOf(m).adopt((int) m.index());
+        }
+        SharedNDArray<?> base = arrays.computeIfAbsent(m.id(), id -> SharedArrays.attach(ArrayHandle.parse(m.handle())));
+        return base.viewOf(m.index(), m.shape(), m.strides());
+    }
+
+    private synchronized void register(boolean asProducer) {
+        if (asProducer && producer < 0) {
+            producer = protocol.register(true);
+        } else if (!asProducer && consumer < 0) {
+            consumer = protocol.register(false);
+        }
+    }
+
+    /**
+     * Ends the queue: later sends throw {@link IllegalStateException}; receivers take what is
+     * left, then get null. Idempotent.
+     *
+     * @throws IllegalStateException if this queue is closed
+     */
+    public void end() {
+        checkOpen();
+        protocol.end();
+    }
+
+    private void checkOpen() {
+        if (array.isClosed()) {
+            throw new IllegalStateException("queue " + handle() + " is closed");
+        }
+    }
+
+    public boolean isClosed() {
+        return array.isClosed();
+    }
+
+    /**
+     * Lets go of the queue in this process: leaves as producer and consumer (not counted as dead),
+     * detaches the pools and arrays received through it, and detaches the queue. The creator's
+     * close of an {@link Lifetime#OWNER} queue first ends it. Idempotent.
+     */
+    @Override
+    public synchronized void close() {
+        if (array.isClosed()) {
+            return;
+        }
+        if (array.isOwner() && array.segment().facts().lifetime() == Lifetime.OWNER) {
+            protocol.end();
+        }
+        if (producer >= 0) {
+            protocol.leave(true, producer);
+        }
+        if (consumer >= 0) {
+            protocol.leave(false, consumer);
+        }
+        pools.values().forEach(ArrayPool::close);
+        arrays.values().forEach(SharedNDArray::close);
+        array.close();
+    }
+
+    @Override
+    public String toString() {
+        return "ArrayQueue(" + handle() + ", capacity=" + capacity() + (isClosed() ? ", closed)"
+                : ", size=" + protocol.size() + (protocol.isEnded() ? ", ended)" : ")"));
+    }
+}

@@ -1,0 +1,327 @@
+package dev.sharedarrays.internal.sync;
+
+import dev.sharedarrays.QueueAbandonedException;
+import dev.sharedarrays.internal.os.Proc;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongPredicate;
+import java.util.function.Predicate;
+
+import static dev.sharedarrays.internal.sync.QueueDescriptor.*;
+
+/**
+ * The bounded multi-producer multi-consumer queue on its words ({@link QueueDescriptor}).
+ *
+ * <p>A send or receive holds the queue's {@link ProcessMutex} for the few hundred nanoseconds it
+ * takes to copy one cell. A send writes the cell, its position word last; moves the pool slot
+ * (if any) from the sender to "in flight at this position"; then advances the tail, which
+ * publishes it. A receive moves the slot from in flight to itself, then advances the head. Each
+ * step is one atomic store, so a process killed anywhere leaves one of few states, which the next
+ * holder of the mutex resolves: a complete cell past the tail is published (its receiver drops
+ * it if its slot never went in flight: that slot stays with its dead sender, and the pool frees
+ * it); a message whose slot no longer says "in flight at this position" is dropped. Nothing is
+ * delivered twice, no slot is lost, and delivery is at most once.
+ *
+ * <p>Waiting senders sleep on the take word and receivers on the put word, after spinning; they
+ * look once per slice whether the other side's registered processes still run.
+ */
+public final class QueueProtocol {
+    private static final VarHandle LONG_VH = ValueLayout.JAVA_LONG.varHandle();
+    private static final VarHandle INT_VH = ValueLayout.JAVA_INT.varHandle();
+
+    static {
+        Backoff.link();
+    }
+
+    private final MemorySegment d;
+    private final int capacity;
+    private final long tag;
+    private final String name;
+
+    /** The protocol of the queue in memory {@code d}, whose capacity was checked by {@link #capacity}; name for messages. */
+    public QueueProtocol(MemorySegment d, int capacity, String name) {
+        this.d = d;
+        this.capacity = capacity;
+        this.tag = (long) LONG_VH.getVolatile(d, TAG_OFFSET);
+        this.name = name;
+    }
+
+    /** Writes the words of a new queue into zeroed memory; the magic last. */
+    public static void initialize(MemorySegment d, int capacity, long tag) {
+        for (long p = 0; p < capacity; p++) {
+            d.set(ValueLayout.JAVA_LONG, cellOffset(p, capacity) + CELL_POSITION, -1L);
+        }
+        LONG_VH.setVolatile(d, CAPACITY_OFFSET, (long) capacity);
+        LONG_VH.setVolatile(d, TAG_OFFSET, tag);
+        LONG_VH.setVolatile(d, MAGIC_OFFSET, MAGIC);
+    }
+
+    /** The capacity of the queue in memory {@code d} of {@code elements} I64s, or -1 if it holds none. */
+    public static int capacity(MemorySegment d, long elements) {
+        if (elements < words(1) || (long) LONG_VH.getVolatile(d, MAGIC_OFFSET) != MAGIC) {
+            return -1;
+        }
+        long c = (long) LONG_VH.getVolatile(d, CAPACITY_OFFSET);
+        return c >= 1 && c <= MAX_CAPACITY && elements == words((int) c) ? (int) c : -1;
+    }
+
+    public int capacity() {
+        return capacity;
+    }
+
+    /** The tag pool slots in flight in this queue carry. */
+    public long tag() {
+        return tag;
+    }
+
+    /** Messages sent and not yet received. */
+    public static long size(MemorySegment d) {
+        return Math.max(0, (long) LONG_VH.getVolatile(d, TAIL_OFFSET) - (long) LONG_VH.getVolatile(d, HEAD_OFFSET));
+    }
+
+    public long size() {
+        return size(d);
+    }
+
+    public boolean isEnded() {
+        return (long) LONG_VH.getVolatile(d, ENDED_OFFSET) != 0;
+    }
+
+    public long dropped() {
+        return (long) LONG_VH.getVolatile(d, DROPPED_OFFSET);
+    }
+
+    /**
+     * Sends {@code m}; {@code moveSlot} gives its pool slot to the in-flight owner word it is
+     * passed (true on success), or is null for a view. Waits at most timeoutNanos for room.
+     *
+     * @return false if the time ran out (nothing was sent)
+     * @throws IllegalStateException if the queue has ended, or the slot was not this process's
+     * @throws QueueAbandonedException if the queue is full and every registered consumer died
+     */
+    public boolean send(QueueMessage m, LongPredicate moveSlot, long timeoutNanos, BooleanSupplier cancelled) {
+        byte[] handle = m.handle().getBytes(StandardCharsets.UTF_8);
+        Wait wait = null;
+        while (true) {
+            lock();
+            int seen = Futex.read(d, TAKE_SEQ_OFFSET);
+            long tail;
+            try {
+                checkOpen();
+                tail = (long) LONG_VH.getVolatile(d, TAIL_OFFSET);
+                if (tail - (long) LONG_VH.getVolatile(d, HEAD_OFFSET) < capacity) {
+                    write(cellOffset(tail, capacity), m, handle, tail);
+                    if (moveSlot != null && !moveSlot.test(PoolProtocol.inQueue(tag, tail))) {
+                        LONG_VH.setVolatile(d, cellOffset(tail, capacity) + CELL_POSITION, -1L);
+                        throw new IllegalStateException("pool slot " + m.index() + " is not held by this process any more;"
+                                + " it was closed or sent already");
+                    }
+                    LONG_VH.setVolatile(d, TAIL_OFFSET, tail + 1);
+                    Futex.bump(d, PUT_SEQ_OFFSET, PUT_WAITERS_OFFSET);
+                    return true;
+                }
+            } finally {
+                ProcessMutex.unlock(d, MUTEX_OFFSET);
+            }
+            wait = wait != null ? wait : new Wait(timeoutNanos, cancelled);
+            if (wait.expired()) {
+                return false;
+            }
+            if (wait.livenessDue()) {
+                checkPeers(CONSUMERS_OFFSET, "consumer", "full");
+            }
+            wait.pause(d, TAKE_SEQ_OFFSET, TAKE_WAITERS_OFFSET, seen);
+        }
+    }
+
+    /** Marks the end: later sends throw, receivers drain and then get null. */
+    public void end() {
+        lock();
+        try {
+            LONG_VH.compareAndSet(d, ENDED_OFFSET, 0L, Proc.selfIdent());
+        } finally {
+            ProcessMutex.unlock(d, MUTEX_OFFSET);
+        }
+        Futex.bump(d, PUT_SEQ_OFFSET, PUT_WAITERS_OFFSET);
+        Futex.bump(d, TAKE_SEQ_OFFSET, TAKE_WAITERS_OFFSET);
+    }
+
+    /** What {@link #receive} returns when the time ran out. */
+    public static final QueueMessage TIMED_OUT = new QueueMessage(QueueMessage.Kind.VIEW, 0, 0, 0, new long[0],
+            new long[0], "", 0, -1);
+
+    /**
+     * Takes the next message; {@code claimSlot} tests a pool slot message, given the in-flight
+     * owner word it must have, and moves the slot to this process (true), else the message is
+     * dropped. Waits at most timeoutNanos for one.
+     *
+     * @return the message, null once the queue has ended and is drained, or {@link #TIMED_OUT}
+     * @throws QueueAbandonedException if the queue is empty and every registered producer died
+     */
+    public QueueMessage receive(Predicate<QueueMessage> claimSlot, long timeoutNanos, BooleanSupplier cancelled) {
+        Wait wait = null;
+        while (true) {
+            lock();
+            int seen = Futex.read(d, PUT_SEQ_OFFSET);
+            try {
+                long head = (long) LONG_VH.getVolatile(d, HEAD_OFFSET);
+                if (head < (long) LONG_VH.getVolatile(d, TAIL_OFFSET)) {
+                    QueueMessage m = read(cellOffset(head, capacity), head);
+                    boolean keep = m != null && (m.kind() != QueueMessage.Kind.POOL_SLOT || claimSlot.test(m));
+                    LONG_VH.setVolatile(d, HEAD_OFFSET, head + 1);
+                    Futex.bump(d, TAKE_SEQ_OFFSET, TAKE_WAITERS_OFFSET);
+                    if (keep) {
+                        return m;
+                    }
+                    LONG_VH.getAndAdd(d, DROPPED_OFFSET, 1L);
+                    continue;
+                }
+                if (isEnded()) {
+                    return null;
+                }
+            } finally {
+                ProcessMutex.unlock(d, MUTEX_OFFSET);
+            }
+            wait = wait != null ? wait : new Wait(timeoutNanos, cancelled);
+            if (wait.expired()) {
+                return TIMED_OUT;
+            }
+            if (wait.livenessDue()) {
+                checkPeers(PRODUCERS_OFFSET, "producer", "empty");
+            }
+            wait.pause(d, PUT_SEQ_OFFSET, PUT_WAITERS_OFFSET, seen);
+        }
+    }
+
+    /** The owner word a pool slot of message {@code m} has while in flight here. */
+    public long inFlightOwner(QueueMessage m) {
+        return PoolProtocol.inQueue(tag, m.position());
+    }
+
+    /** The messages not yet received, oldest first (for freeing their slots when no one can receive them). */
+    public List<QueueMessage> pending() {
+        List<QueueMessage> out = new ArrayList<>();
+        lock();
+        try {
+            long tail = (long) LONG_VH.getVolatile(d, TAIL_OFFSET);
+            for (long p = (long) LONG_VH.getVolatile(d, HEAD_OFFSET); p < tail; p++) {
+                QueueMessage m = read(cellOffset(p, capacity), p);
+                if (m != null) {
+                    out.add(m);
+                }
+            }
+        } finally {
+            ProcessMutex.unlock(d, MUTEX_OFFSET);
+        }
+        return out;
+    }
+
+    private void lock() {
+        ProcessMutex.lock(d, MUTEX_OFFSET);
+        // a complete cell past the tail: its sender died after writing it; publish it
+        long tail = (long) LONG_VH.getVolatile(d, TAIL_OFFSET);
+        if ((long) LONG_VH.getVolatile(d, cellOffset(tail, capacity) + CELL_POSITION) == tail
+                && tail - (long) LONG_VH.getVolatile(d, HEAD_OFFSET) < capacity) {
+            LONG_VH.setVolatile(d, TAIL_OFFSET, tail + 1);
+            Futex.bump(d, PUT_SEQ_OFFSET, PUT_WAITERS_OFFSET);
+        }
+    }
+
+    private void checkOpen() {
+        if (isEnded()) {
+            throw new IllegalStateException("queue " + name + " has ended (pid "
+                    + Proc.identPid((long) LONG_VH.getVolatile(d, ENDED_OFFSET)) + " called end()); nothing more can be sent");
+        }
+    }
+
+    private void write(long c, QueueMessage m, byte[] handle, long position) {
+        d.set(ValueLayout.JAVA_INT, c + CELL_KIND, m.kind().code);
+        d.set(ValueLayout.JAVA_INT, c + CELL_NDIM, m.shape().length);
+        d.set(ValueLayout.JAVA_LONG, c + CELL_ID, m.id());
+        d.set(ValueLayout.JAVA_LONG, c + CELL_INDEX, m.index());
+        d.set(ValueLayout.JAVA_INT, c + CELL_DTYPE, m.dtypeCode());
+        d.set(ValueLayout.JAVA_INT, c + CELL_HANDLE_LENGTH, handle.length);
+        for (int i = 0; i < m.shape().length; i++) {
+            d.set(ValueLayout.JAVA_LONG, c + CELL_SHAPE + 8L * i, m.shape()[i]);
+            d.set(ValueLayout.JAVA_LONG, c + CELL_STRIDES + 8L * i, m.strides()[i]);
+        }
+        d.set(ValueLayout.JAVA_LONG, c + CELL_SENDER, m.sender());
+        MemorySegment.copy(handle, 0, d, ValueLayout.JAVA_BYTE, c + CELL_HANDLE, handle.length);
+        LONG_VH.setVolatile(d, c + CELL_POSITION, position);
+    }
+
+    /** The message in a cell, or null if the cell does not hold a well-formed one (dropped). */
+    private QueueMessage read(long c, long position) {
+        if ((long) LONG_VH.getVolatile(d, c + CELL_POSITION) != position) {
+            return null;
+        }
+        QueueMessage.Kind kind = QueueMessage.Kind.of(d.get(ValueLayout.JAVA_INT, c + CELL_KIND));
+        int ndim = d.get(ValueLayout.JAVA_INT, c + CELL_NDIM);
+        int len = d.get(ValueLayout.JAVA_INT, c + CELL_HANDLE_LENGTH);
+        if (kind == null || ndim < 1 || ndim > 8 || len < 0 || len > MAX_HANDLE_BYTES) {
+            return null;
+        }
+        long[] shape = new long[ndim];
+        long[] strides = new long[ndim];
+        for (int i = 0; i < ndim; i++) {
+            shape[i] = d.get(ValueLayout.JAVA_LONG, c + CELL_SHAPE + 8L * i);
+            strides[i] = d.get(ValueLayout.JAVA_LONG, c + CELL_STRIDES + 8L * i);
+        }
+        byte[] handle = new byte[len];
+        MemorySegment.copy(d, ValueLayout.JAVA_BYTE, c + CELL_HANDLE, handle, 0, len);
+        return new QueueMessage(kind, d.get(ValueLayout.JAVA_LONG, c + CELL_ID), d.get(ValueLayout.JAVA_LONG, c + CELL_INDEX),
+                d.get(ValueLayout.JAVA_INT, c + CELL_DTYPE), shape, strides, new String(handle, StandardCharsets.UTF_8),
+                d.get(ValueLayout.JAVA_LONG, c + CELL_SENDER), position);
+    }
+
+    // ---------------------------------------------------------------- producers and consumers
+
+    /** Records this process as a producer (or consumer); the index of its word. Reuses words of dead or closed peers. */
+    public int register(boolean producer) {
+        long base = producer ? PRODUCERS_OFFSET : CONSUMERS_OFFSET;
+        long me = Proc.selfIdent();
+        for (int pass = 0; pass < 2; pass++) {
+            for (int i = 0; i < MAX_PEERS; i++) {
+                long off = base + 8L * i;
+                long w = (long) LONG_VH.getVolatile(d, off);
+                boolean free = w == 0 || (pass == 1 && ((w & LEFT) != 0 || !Proc.identAlive(w)));
+                if (free && LONG_VH.compareAndSet(d, off, w, me)) {
+                    return i;
+                }
+            }
+        }
+        return -1;
+    }
+
+    /** Marks a registered word as closed, if it still holds this process. */
+    public void leave(boolean producer, int index) {
+        long off = (producer ? PRODUCERS_OFFSET : CONSUMERS_OFFSET) + 8L * index;
+        LONG_VH.compareAndSet(d, off, Proc.selfIdent(), Proc.selfIdent() | LEFT);
+    }
+
+    /** Throws if peers registered on one side and none of them still runs, at least one having died. */
+    private void checkPeers(long base, String who, String state) {
+        List<Long> dead = new ArrayList<>();
+        for (int i = 0; i < MAX_PEERS; i++) {
+            long w = (long) LONG_VH.getVolatile(d, base + 8L * i);
+            if (w == 0 || (w & LEFT) != 0) {
+                continue;
+            }
+            if (Proc.identAlive(w)) {
+                return;
+            }
+            dead.add(Proc.identPid(w));
+        }
+        if (!dead.isEmpty()) {
+            throw new QueueAbandonedException("queue " + name + " is " + state + " and every registered " + who
+                    + " died (pids " + dead + ")" + (state.equals("empty") ? "; nothing more will arrive" : "; no one will take")
+                    + ". Restart them, or end() the queue when the work is done", dead);
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package dev.sharedarrays.internal.sync;
+
+import dev.sharedarrays.internal.os.Proc;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * This process's hold on one pool slot, behind the slot's array: it ends exactly once, either by
+ * freeing the slot (the array is closed) or by moving it into a queue (the array is sent).
+ *
+ * @param onEnd runs once when the lease ends either way (the pool instance's bookkeeping)
+ */
+public final class SlotLease {
+    private final MemorySegment control;
+    private final int slot;
+    private final long poolId;
+    private final Runnable onEnd;
+    private final AtomicBoolean ended = new AtomicBoolean();
+
+    public SlotLease(MemorySegment control, int slot, long poolId, Runnable onEnd) {
+        this.control = control;
+        this.slot = slot;
+        this.poolId = poolId;
+        this.onEnd = onEnd;
+    }
+
+    public int slot() {
+        return slot;
+    }
+
+    /** The array id of the pool. */
+    public long poolId() {
+        return poolId;
+    }
+
+    public boolean isEnded() {
+        return ended.get();
+    }
+
+    /** Frees the slot, unless the lease has ended. */
+    public void release() {
+        if (ended.compareAndSet(false, true)) {
+            try {
+                PoolProtocol.release(control, slot, Proc.selfIdent());
+            } finally {
+                onEnd.run();
+            }
+        }
+    }
+
+    /**
+     * Gives the slot to {@code owner} (an in-flight word); false, and the lease goes on, if this
+     * process no longer owns the slot or the lease has ended.
+     */
+    public boolean moveTo(long owner) {
+        if (ended.get() || !PoolProtocol.move(control, slot, Proc.selfIdent(), owner)) {
+            return false;
+        }
+        ended.set(true);
+        onEnd.run();
+        return true;
+    }
+}

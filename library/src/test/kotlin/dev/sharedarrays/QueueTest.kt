@@ -1,0 +1,132 @@
+package dev.sharedarrays
+
+import io.kotest.assertions.throwables.shouldThrow
+import io.kotest.core.spec.style.FunSpec
+import io.kotest.matchers.shouldBe
+import io.kotest.matchers.string.shouldContain
+import java.time.Duration
+import java.util.concurrent.TimeUnit
+
+/** ArrayQueue in one process: slots move, views arrive, end drains, errors are clear. */
+class QueueTest : FunSpec({
+    val second = Duration.ofSeconds(1)
+
+    test("a pool slot moves through the queue: the sender's array closes, the receiver's frees the slot") {
+        ArrayQueue.create(4).use { q ->
+            ArrayPool.create(F64.TYPE, 2, 3L).use { pool ->
+                val s = pool.acquire(second)
+                s.setDouble(2, 42.0)
+                q.send(s, second)
+                s.isClosed() shouldBe true
+                shouldThrow<IllegalStateException> { s.getDouble(0) }
+                s.close() // the slot is the queue's now: closing the sent array does not free it
+                pool.free() shouldBe 1
+                q.size() shouldBe 1
+                val r = q.receive(F64.TYPE, second)!!
+                r.shape().toList() shouldBe listOf(3L)
+                r.getDouble(2) shouldBe 42.0
+                pool.free() shouldBe 1
+                r.close()
+                pool.free() shouldBe 2
+            }
+        }
+    }
+
+    test("a strided, transposed view of a shared array arrives as the same elements") {
+        ArrayQueue.create(4).use { q ->
+            SharedArrays.create(I32.TYPE, 4L, 6L).use { a ->
+                for (i in 0L until 24) a.setLong(i, i * 10)
+                val v = a.slice(1, 5, 0, -2).transpose()
+                q.send(v, second)
+                q.send(v, second)
+                val r1 = q.receive(I32.TYPE, second)!!
+                val r2 = q.receive(I32.TYPE, second)!!
+                r1.shape().toList() shouldBe v.shape().toList()
+                r1.strides().toList() shouldBe v.strides().toList()
+                (0L until v.size()).map { r1.getLong(it) } shouldBe (0L until v.size()).map { v.getLong(it) }
+                r1.setLong(0, -1)
+                a.getLong(longArrayOf(0, 5)) shouldBe -1L // the same memory
+                r2.id() shouldBe a.id()
+            }
+        }
+    }
+
+    test("end: later sends throw, receivers drain, then get null") {
+        ArrayQueue.create(8).use { q ->
+            SharedArrays.create(F64.TYPE, 3L).use { a ->
+                q.send(a, second)
+                q.send(a, second)
+                q.end()
+                q.isEnded() shouldBe true
+                shouldThrow<IllegalStateException> { q.send(a, second) }.message shouldContain "has ended"
+                q.receive(F64.TYPE, second)!!.id() shouldBe a.id()
+                q.receive(F64.TYPE, second)!!.id() shouldBe a.id()
+                q.receive(second) shouldBe null
+                q.receive(second) shouldBe null
+            }
+        }
+    }
+
+    test("timeouts, full queues, anonymous arrays and long handles are clear errors") {
+        ArrayQueue.create(1).use { q ->
+            shouldThrow<WaitTimeoutException> { q.receive(Duration.ofMillis(20)) }.message shouldBe
+                "no message on queue ${q.handle()} within PT0.02S"
+            SharedArrays.create(F64.TYPE, 2L).use { a ->
+                q.trySend(a) shouldBe true
+                q.trySend(a) shouldBe false
+                shouldThrow<WaitTimeoutException> { q.send(a, Duration.ofMillis(20)) }.message shouldBe
+                    "queue ${q.handle()} stayed full (1 messages) for PT0.02S"
+            }
+            SharedArrays.create(F64.TYPE, longArrayOf(2), CreateOptions.defaults().backend(Backend.ANONYMOUS)).use { a ->
+                shouldThrow<IllegalArgumentException> { q.send(a, second) }.message shouldContain "anonymous array cannot be sent"
+            }
+        }
+        shouldThrow<IllegalArgumentException> { ArrayQueue.create(0) }
+        SharedArrays.create(F64.TYPE, 3L).use { a ->
+            shouldThrow<InvalidSegmentException> { ArrayQueue.attach(a.handle()) }.message shouldContain "is not an array queue"
+        }
+    }
+
+    test("the creator's close ends an OWNER queue for attached processes, which still drain it") {
+        val q = ArrayQueue.create(4)
+        val other = ArrayQueue.attach(q.handle())
+        SharedArrays.create(F64.TYPE, 3L).use { a ->
+            q.send(a, second)
+            q.close()
+            other.isEnded() shouldBe true
+            other.receive(F64.TYPE, second)!!.size() shouldBe 3L
+            other.receive(second) shouldBe null
+            other.close()
+        }
+    }
+
+    test("async receive completes when a message arrives; a cancelled one leaves the message in the queue") {
+        ArrayQueue.create(4).use { q ->
+            ArrayPool.create(F64.TYPE, 1, 2L).use { pool ->
+                val cancelled = q.receiveAsync(Duration.ofSeconds(10))
+                cancelled.cancel(true)
+                Thread.sleep(100) // the wait thread sees the cancellation within one slice
+                val f = q.receiveAsync(Duration.ofSeconds(10))
+                val s = pool.acquire(second)
+                s.setDouble(0, 5.0)
+                q.send(s, second)
+                val r = f.get(5, TimeUnit.SECONDS)!!
+                r.getDouble(0) shouldBe 5.0
+                r.close()
+                pool.free() shouldBe 1
+            }
+        }
+    }
+
+    test("change signals: awaitChange returns the new count, or the old one when the time runs out") {
+        SharedArrays.create(F64.TYPE, 4L).use { a ->
+            val c0 = a.changeCount()
+            a.awaitChange(c0, Duration.ofMillis(10)) shouldBe c0
+            val f = a.awaitChangeAsync(c0, Duration.ofSeconds(10))
+            a.signalChange() shouldBe c0 + 1
+            f.get(5, TimeUnit.SECONDS) shouldBe c0 + 1
+            a.awaitChange(c0, Duration.ofSeconds(1)) shouldBe c0 + 1
+            a.slice(0, 0, 2, 1).changeCount() shouldBe c0 + 1 // views share the count
+        }
+    }
+})

@@ -1,0 +1,96 @@
+package dev.sharedarrays.internal.sync
+
+import dev.sharedarrays.internal.os.Proc
+import dev.sharedarrays.internal.segment.SegmentDescriptor
+import io.kotest.core.spec.style.FunSpec
+import io.kotest.matchers.shouldBe
+import io.kotest.matchers.shouldNotBe
+import java.lang.foreign.Arena
+import java.lang.foreign.MemorySegment
+import java.lang.foreign.ValueLayout
+
+/**
+ * The queue's repair of what a process killed in the middle of a send or receive leaves, on bare
+ * words: a dead process is an ident with this pid and another start time.
+ */
+class QueueProtocolTest : FunSpec({
+    val dead = Proc.ident(Proc.selfPid(), Proc.selfStartTime() + 1)
+
+    fun queue(capacity: Int): MemorySegment {
+        val d = Arena.ofAuto().allocate(QueueDescriptor.words(capacity) * 8, 8)
+        QueueProtocol.initialize(d, capacity, 12345)
+        return d
+    }
+
+    fun pool(slots: Int): MemorySegment {
+        val c = Arena.ofAuto().allocate(SegmentDescriptor.CONTROL_SIZE.toLong(), 8)
+        PoolProtocol.initialize(c, slots)
+        return c
+    }
+
+    fun slotMessage(slot: Long) = QueueMessage(QueueMessage.Kind.POOL_SLOT, 7, slot, 1, longArrayOf(2), longArrayOf(1),
+        "shm://pool", dead, 0)
+
+    /** Undoes the publish of the last send and leaves the mutex with the dead process: it died just before publishing. */
+    fun dieBeforePublish(d: MemorySegment) {
+        d.set(ValueLayout.JAVA_LONG, QueueDescriptor.TAIL_OFFSET, d.get(ValueLayout.JAVA_LONG, QueueDescriptor.TAIL_OFFSET) - 1)
+        d.set(ValueLayout.JAVA_LONG, QueueDescriptor.MUTEX_OFFSET, dead)
+    }
+
+    test("a sender killed after moving its slot in flight, before publishing: the next receiver takes the mutex over, publishes and gets it once") {
+        val d = queue(4)
+        val p = QueueProtocol(d, 4, "q")
+        val c = pool(2)
+        c.set(ValueLayout.JAVA_LONG, SegmentDescriptor.POOL_OWNERS_OFFSET, dead)
+        p.send(slotMessage(0), { owner -> PoolProtocol.move(c, 0, dead, owner) }, 0) { false } shouldBe true
+        dieBeforePublish(d)
+        p.size() shouldBe 0L
+        val claim = { m: QueueMessage -> PoolProtocol.move(c, m.index().toInt(), p.inFlightOwner(m), Proc.selfIdent()) }
+        val m = p.receive(claim, 5_000_000_000L) { false }
+        m shouldNotBe null
+        m!!.index() shouldBe 0L
+        PoolProtocol.owner(c, 0) shouldBe Proc.selfIdent()
+        p.receive(claim, 0) { false } shouldBe QueueProtocol.TIMED_OUT
+        p.dropped() shouldBe 0L
+    }
+
+    test("a sender killed before moving its slot: the message is published, then dropped; the pool frees the dead sender's slot") {
+        val d = queue(4)
+        val p = QueueProtocol(d, 4, "q")
+        val c = pool(2)
+        c.set(ValueLayout.JAVA_LONG, SegmentDescriptor.POOL_OWNERS_OFFSET, dead)
+        p.send(slotMessage(0), { true }, 0) { false } shouldBe true // "moved" without moving: died before the move
+        dieBeforePublish(d)
+        val claim = { m: QueueMessage -> PoolProtocol.move(c, m.index().toInt(), p.inFlightOwner(m), Proc.selfIdent()) }
+        p.receive(claim, 0) { false } shouldBe QueueProtocol.TIMED_OUT
+        p.dropped() shouldBe 1L
+        PoolProtocol.free(c, 2) shouldBe 1
+        PoolProtocol.reclaimDead(c, 2) shouldBe 1
+        PoolProtocol.free(c, 2) shouldBe 2
+    }
+
+    test("a receiver killed after claiming the slot, before taking the message: the next receiver drops it, the slot is freed from the dead one") {
+        val d = queue(4)
+        val p = QueueProtocol(d, 4, "q")
+        val c = pool(2)
+        c.set(ValueLayout.JAVA_LONG, SegmentDescriptor.POOL_OWNERS_OFFSET + 8, Proc.selfIdent())
+        p.send(slotMessage(1), { owner -> PoolProtocol.move(c, 1, Proc.selfIdent(), owner) }, 0) { false } shouldBe true
+        // the dead receiver moved the slot to itself and died holding the mutex
+        PoolProtocol.move(c, 1, PoolProtocol.inQueue(p.tag(), 0), dead) shouldBe true
+        d.set(ValueLayout.JAVA_LONG, QueueDescriptor.MUTEX_OFFSET, dead)
+        val claim = { m: QueueMessage -> PoolProtocol.move(c, m.index().toInt(), p.inFlightOwner(m), Proc.selfIdent()) }
+        p.receive(claim, 0) { false } shouldBe QueueProtocol.TIMED_OUT
+        p.dropped() shouldBe 1L
+        PoolProtocol.reclaimDead(c, 2) shouldBe 1
+        PoolProtocol.free(c, 2) shouldBe 2
+    }
+
+    test("the queue is FIFO and bounded: capacity messages fit, the next send times out") {
+        val d = queue(3)
+        val p = QueueProtocol(d, 3, "q")
+        val view = { i: Long -> QueueMessage(QueueMessage.Kind.VIEW, 9, i, 1, longArrayOf(1), longArrayOf(1), "shm://a", 0, 0) }
+        for (i in 0L until 3) p.send(view(i), null, 0) { false } shouldBe true
+        p.send(view(3), null, 1_000_000) { false } shouldBe false
+        (0 until 3).map { p.receive({ true }, 0) { false }!!.index() } shouldBe listOf(0L, 1L, 2L)
+    }
+})
