@@ -20,10 +20,35 @@ import java.util.List;
  * @param lifetime   who removes it (see {@link Lifetime}); sweep leaves PERSISTENT ones alone
  * @param backend    the backend that created it
  * @param created    creation time
+ * @param kind       what the segment holds: an array, or the words of a pool, queue or barrier
+ * @param used       slots in use (pool), messages waiting (queue), parties waiting (barrier); -1 for arrays
+ * @param capacity   slots (pool), messages it holds at most (queue), parties (barrier); -1 for arrays
  */
 public record SegmentInfo(Path path, ArrayHandle handle, DType<?> dtype, long[] shape, long bytes, long id,
                           Participant creator, List<Participant> attached, Lifetime lifetime, Backend backend,
-                          Instant created) {
+                          Instant created, Kind kind, long used, long capacity) {
+
+    /** What a segment holds. */
+    public enum Kind {
+        /** A plain array. */
+        ARRAY,
+        /** An {@link ArrayPool}. */
+        POOL,
+        /** An {@link ArrayQueue}. */
+        QUEUE,
+        /** A {@link SharedBarrier}. */
+        BARRIER;
+
+        /** The lower-case name {@code ls} shows. */
+        public String id() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /** "array", or the kind with its fill level: "queue 3/64", "pool 14/16", "barrier 1/3". */
+    public String fill() {
+        return kind == Kind.ARRAY ? kind.id() : kind.id() + " " + used + "/" + capacity;
+    }
 
     /** A process recorded in the segment, and whether it was alive when read. */
     public record Participant(long pid, long startTime, boolean alive) {
@@ -35,6 +60,7 @@ public record SegmentInfo(Path path, ArrayHandle handle, DType<?> dtype, long[] 
 
     public SegmentInfo {
         java.util.Objects.requireNonNull(lifetime, "lifetime");
+        java.util.Objects.requireNonNull(kind, "kind");
         shape = shape.clone();
         attached = List.copyOf(attached);
     }
@@ -59,7 +85,7 @@ public record SegmentInfo(Path path, ArrayHandle handle, DType<?> dtype, long[] 
 
     @Override
     public String toString() {
-        return "SegmentInfo(" + handle + ", " + dtype + " " + Arrays.toString(shape) + ", creator " + creator
+        return "SegmentInfo(" + handle + (kind == Kind.ARRAY ? "" : ", " + fill()) + ", " + dtype + " " + Arrays.toString(shape) + ", creator " + creator
                 + ", attached " + attached + (lifetime == Lifetime.OWNER ? "" : ", " + lifetime.name().toLowerCase(java.util.Locale.ROOT)) + ")";
     }
 }

@@ -129,4 +129,28 @@ class QueueTest : FunSpec({
             a.slice(0, 0, 2, 1).changeCount() shouldBe c0 + 1 // views share the count
         }
     }
+
+    test("ls and inspect show queues and pools with their fill level") {
+        ArrayQueue.create(8).use { q ->
+            ArrayPool.create(U8.TYPE, 4, 16L).use { pool ->
+                val held = pool.acquire(second)
+                q.send(pool.acquire(second), second)
+                q.send(held.slice(0, 0, 4, 1), second)
+                SharedArrays.inspect(pool.handle()).fill() shouldBe "pool 2/4"
+                SharedArrays.inspect(q.handle()).fill() shouldBe "queue 2/8"
+                SharedArrays.inspect(q.handle()).kind() shouldBe SegmentInfo.Kind.QUEUE
+                SharedBarrier.create(3).use { b -> SharedArrays.inspect(b.handle()).fill() shouldBe "barrier 0/3" }
+                SharedArrays.create(F64.TYPE, 2L).use { a -> SharedArrays.inspect(a.handle()).fill() shouldBe "array" }
+                val out = java.io.ByteArrayOutputStream()
+                dev.sharedarrays.cli.Cli.run(arrayOf("ls"), java.io.PrintStream(out), java.io.PrintStream(out)) shouldBe 0
+                val name = { h: ArrayHandle -> (h as ArrayHandle.Shm).name() }
+                out.toString().lines().single { it.startsWith(name(q.handle())) } shouldContain " queue 2/8 "
+                out.toString().lines().single { it.startsWith(name(pool.handle())) } shouldContain " pool 2/4 "
+                out.reset()
+                dev.sharedarrays.cli.Cli.run(arrayOf("inspect", q.handle().toString()), java.io.PrintStream(out), java.io.PrintStream(out))
+                out.toString() shouldContain "kind       queue: 2 of 8 messages waiting"
+                held.close()
+            }
+        }
+    }
 })

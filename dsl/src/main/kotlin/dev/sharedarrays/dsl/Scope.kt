@@ -1,6 +1,8 @@
 package dev.sharedarrays.dsl
 
 import dev.sharedarrays.ArrayHandle
+import dev.sharedarrays.ArrayPool
+import dev.sharedarrays.ArrayQueue
 import dev.sharedarrays.Backend
 import dev.sharedarrays.CreateOptions
 import dev.sharedarrays.DType
@@ -62,6 +64,24 @@ public class SharedArraysScope @PublishedApi internal constructor() : ArrayFacto
     /** A [SharedBarrier] for [parties] parties; closed (and so removed) with the scope. */
     public fun barrier(parties: Int, options: CreateOptions = CreateOptions.defaults()): SharedBarrier =
         keep(SharedBarrier.create(parties, options), destroy = true)
+
+    /**
+     * An [ArrayPool] of [slots] arrays of [slotShape]; closed (and so removed, unless [options]
+     * say otherwise) with the scope.
+     */
+    public fun <T : DType<T>> pool(dtype: T, slots: Int, vararg slotShape: Int, options: CreateOptions = CreateOptions.defaults()): ArrayPool<T> =
+        keep(ArrayPool.create(dtype, slots, LongArray(slotShape.size) { slotShape[it].toLong() }, options), destroy = true)
+
+    /** An [ArrayQueue] of [capacity] messages; closed (ended and removed) with the scope. */
+    public fun queue(capacity: Int, options: CreateOptions = CreateOptions.defaults()): ArrayQueue =
+        keep(ArrayQueue.create(capacity, options), destroy = true)
+
+    /** Attaches the pool [handle] names; closed when the scope ends. */
+    public inline fun <reified T : DType<T>> attachPool(handle: ArrayHandle): ArrayPool<T> =
+        register(ArrayPool.attach(handle, dtypeOf<T>()))
+
+    /** Attaches the queue [handle] names; closed when the scope ends. */
+    public fun attachQueue(handle: ArrayHandle): ArrayQueue = register(ArrayQueue.attach(handle))
 
     /** Attaches the barrier [handle] names; closed (its party slot given up) when the scope ends. */
     public fun attachBarrier(handle: ArrayHandle): SharedBarrier = register(SharedBarrier.attach(handle))

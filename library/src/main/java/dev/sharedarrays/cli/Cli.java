@@ -118,11 +118,11 @@ public final class Cli {
 
     static void ls(PrintStream out) {
         List<SegmentInfo> all = SharedArrays.list();
-        String fmt = "%-28s %-5s %-18s %10s %-8s %-10s %-10s %s%n";
-        out.printf(fmt, "NAME", "DTYPE", "SHAPE", "SIZE", "BACKEND", "LIFETIME", "CREATOR", "ATTACHED");
+        String fmt = "%-28s %-14s %-5s %-18s %10s %-8s %-10s %-10s %s%n";
+        out.printf(fmt, "NAME", "KIND", "DTYPE", "SHAPE", "SIZE", "BACKEND", "LIFETIME", "CREATOR", "ATTACHED");
         for (SegmentInfo i : all) {
             String name = i.backend() == dev.sharedarrays.Backend.FILE ? i.path().toString() : i.path().getFileName().toString();
-            out.printf(fmt, name, i.dtype(), shape(i.shape()), Units.bytes(i.bytes()), i.backend().id(),
+            out.printf(fmt, name, i.fill(), i.dtype(), shape(i.shape()), Units.bytes(i.bytes()), i.backend().id(),
                     i.lifetime().name().toLowerCase(java.util.Locale.ROOT),
                     i.creator().pid() + (i.creator().alive() ? " alive" : " dead"), attached(i));
         }
@@ -144,6 +144,12 @@ public final class Cli {
     static void inspect(ArrayHandle h, PrintStream out) {
         SegmentInfo i = SharedArrays.inspect(h);
         out.println("handle     " + i.handle());
+        out.println("kind       " + switch (i.kind()) {
+            case ARRAY -> "array";
+            case POOL -> "pool: " + i.used() + " of " + i.capacity() + " slots in use (acquired or in a queue)";
+            case QUEUE -> "queue: " + i.used() + " of " + i.capacity() + " messages waiting";
+            case BARRIER -> "barrier: " + i.used() + " of " + i.capacity() + " parties waiting";
+        });
         out.println("path       " + i.path());
         out.println("dtype      " + i.dtype() + " (" + i.dtype().descr() + ")");
         out.println("shape      " + Arrays.toString(i.shape()));

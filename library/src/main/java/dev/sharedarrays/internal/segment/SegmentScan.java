@@ -1,6 +1,7 @@
 package dev.sharedarrays.internal.segment;
 
 import dev.sharedarrays.internal.os.Proc;
+import dev.sharedarrays.internal.sync.Occupancy;
 
 import dev.sharedarrays.ArrayHandle;
 import dev.sharedarrays.Backend;
@@ -113,12 +114,14 @@ public final class SegmentScan {
             readFully(ch, header, 0);
             readFully(ch, control, size - SegmentDescriptor.CONTROL_SIZE);
             SegmentFacts f = ControlBlock.validate(header, control, size, where);
+            MemorySegment head = a.allocate(Math.min(Occupancy.HEAD_BYTES, f.dataLength()), 8);
+            readFully(ch, head, SegmentDescriptor.DATA_OFFSET);
             String name = path.getFileName().toString();
             // a name we would not generate has no shm handle; the file handle of its path attaches it
             ArrayHandle handle = handleOrNull != null ? handleOrNull
                     : f.backend() == Backend.FILE || !Names.isValid(name) ? ArrayHandle.file(path, OptionalLong.of(f.id()))
                     : ArrayHandle.shm(name, OptionalLong.of(f.id()));
-            return describe(path, handle, f, control);
+            return describe(path, handle, f, head, control);
         } catch (NoSuchFileException e) {
             throw new SegmentNotFoundException(where + " does not exist");
         } catch (IOException e) {
@@ -128,18 +131,22 @@ public final class SegmentScan {
 
     /** What an open segment of this process says, read from its mapping; path is null when it has none. */
     public static SegmentInfo describe(Segment s) {
-        return describe(s.path(), s.handle(), s.facts(), s.control());
+        MemorySegment data = s.data();
+        return describe(s.path(), s.handle(), s.facts(), data.asSlice(0, Math.min(Occupancy.HEAD_BYTES, data.byteSize())),
+                s.control());
     }
 
-    private static SegmentInfo describe(Path path, ArrayHandle handle, SegmentFacts f, MemorySegment control) {
+    private static SegmentInfo describe(Path path, ArrayHandle handle, SegmentFacts f, MemorySegment head, MemorySegment control) {
         List<SegmentInfo.Participant> attached = new ArrayList<>();
         for (ControlBlock.Slot s : ControlBlock.attached(control)) {
             attached.add(new SegmentInfo.Participant(s.pid(), s.start(), Proc.isAlive(s.pid(), s.start())));
         }
         SegmentInfo.Participant creator = new SegmentInfo.Participant(f.creatorPid(), f.creatorStart(),
                 Proc.isAlive(f.creatorPid(), f.creatorStart()));
+        long[] fill = Occupancy.of(f.dtype(), f.shape(), head, control);
         return new SegmentInfo(path, handle, f.dtype(), f.shape(), f.dataLength(), f.id(), creator, attached,
-                f.lifetime(), f.backend(), Instant.ofEpochMilli(f.createdMillis()));
+                f.lifetime(), f.backend(), Instant.ofEpochMilli(f.createdMillis()), SegmentInfo.Kind.values()[(int) fill[0]],
+                fill[1], fill[2]);
     }
 
     private static Set<OpenOption> readOptions(LinkOption... links) {
