@@ -31,6 +31,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * close of an {@link Lifetime#OWNER} pool also removes its name, while attached processes keep
  * their mappings until they close.
  *
+ * <p><b>Locks.</b> A slot array's bulk operations take no lock ({@link SharedNDArray#isLocking()} is
+ * false): its owner is its only user, and the pool has one lock for all its slots.
+ *
  * <p><b>Threads.</b> Thread-safe. {@link #acquire} blocks the calling thread; {@link #acquireAsync}
  * blocks a thread of this library's instead. Arguments must not be null.
  *

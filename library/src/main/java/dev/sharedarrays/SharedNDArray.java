@@ -97,10 +97,14 @@ public final class SharedNDArray<T extends DType<T>>
         return new SharedNDArray<>(segment, dtype, l, base == null ? this : base, locks.isLocking(), null);
     }
 
-    /** Slot {@code index} of a pool (this array) as an array of its own, which {@code lease} frees on close. */
+    /**
+     * Slot {@code index} of a pool (this array) as an array of its own, which {@code lease} frees
+     * on close. It takes no lock: its owner is its only user, and the pool's one lock would
+     * serialise the users of all its slots.
+     */
     SharedNDArray<T> slot(long index, SlotLease lease) {
         checkOpen();
-        return new SharedNDArray<>(segment, dtype, layout.select(0, index), this, true, lease);
+        return new SharedNDArray<>(segment, dtype, layout.select(0, index), this, false, lease);
     }
 
     /**

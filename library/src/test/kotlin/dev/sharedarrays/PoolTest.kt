@@ -17,6 +17,7 @@ class PoolTest : FunSpec({
             pool.slotShape().toList() shouldBe listOf(4L, 2L)
             val held = List(3) { pool.acquire(Duration.ofSeconds(1)) }
             held.map { it.shape().toList() }.toSet() shouldBe setOf(listOf(4L, 2L))
+            held.map { it.isLocking() }.toSet() shouldBe setOf(false) // one owner: no lock shared by all slots
             pool.free() shouldBe 0
             val e = shouldThrow<WaitTimeoutException> { pool.acquire(Duration.ofMillis(30)) }
             e.message shouldContain "no slot of pool ${pool.handle()} came free within PT0.03S"
