@@ -330,7 +330,9 @@ public final class ArrayQueue implements AutoCloseable {
     /**
      * Lets go of the queue in this process: leaves as producer and consumer (not counted as dead),
      * detaches the pools and arrays received through it, and detaches the queue. The creator's
-     * close of an {@link Lifetime#OWNER} queue first ends it. Idempotent.
+     * close of an {@link Lifetime#OWNER} queue first ends it. If no one else has the queue open
+     * (shm and file queues), the pool slots of the messages left in it go back to their pools.
+     * Idempotent.
      */
     @Override
     public synchronized void close() {
@@ -346,9 +348,25 @@ public final class ArrayQueue implements AutoCloseable {
         if (consumer >= 0) {
             protocol.leave(false, consumer);
         }
+        if (array.segment().isSoleUser()) {
+            freePendingSlots();
+        }
         pools.values().forEach(ArrayPool::close);
         arrays.values().forEach(SharedNDArray::close);
         array.close();
+    }
+
+    /** No one else has the queue open, so no one can receive what is left: its pool slots go back. */
+    private void freePendingSlots() {
+        for (QueueMessage m : protocol.pending()) {
+            if (m.kind() == QueueMessage.Kind.POOL_SLOT) {
+                try {
+                    PoolProtocol.release(poolOf(m).control(), (int) m.index(), protocol.inFlightOwner(m));
+                } catch (RuntimeException e) {
+                    // the pool is gone: its slots went with it
+                }
+            }
+        }
     }
 
     @Override

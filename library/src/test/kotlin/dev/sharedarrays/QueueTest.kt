@@ -153,4 +153,19 @@ class QueueTest : FunSpec({
             }
         }
     }
+
+    test("the last close of a queue returns the slots of the messages nobody received; an attached reader holds them back") {
+        ArrayPool.create(F64.TYPE, 3, 2L).use { pool ->
+            val q = ArrayQueue.create(4)
+            val reader = ArrayQueue.attach(q.handle())
+            q.send(pool.acquire(second), second)
+            q.send(pool.acquire(second), second)
+            q.close() // the reader may still drain: the slots stay in flight
+            pool.free() shouldBe 1
+            reader.receive(second)!!.close()
+            pool.free() shouldBe 2
+            reader.close() // the last one: the message left goes back
+            pool.free() shouldBe 3
+        }
+    }
 })

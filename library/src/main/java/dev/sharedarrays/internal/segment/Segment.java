@@ -158,6 +158,20 @@ public final class Segment {
         lock.unlockRead(control);
     }
 
+    /**
+     * True if no other open descriptor of this file (in any process, this one included) holds it:
+     * this view's flock(LOCK_SH) converts to LOCK_EX|LOCK_NB, then back. Always false for memfd
+     * and anonymous segments, which carry no flock.
+     */
+    public synchronized boolean isSoleUser() {
+        if (closed || fd < 0 || path == null) {
+            return false;
+        }
+        boolean sole = Libc.flock(fd, Libc.LOCK_EX | Libc.LOCK_NB) == 0;
+        Libc.flock(fd, Libc.LOCK_SH);
+        return sole;
+    }
+
     /** True for shm and file segments, whose file any process of the user may shrink; memfd is sealed. */
     public boolean mayShrink() {
         return path != null && fd >= 0;
