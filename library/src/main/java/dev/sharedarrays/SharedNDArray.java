@@ -60,10 +60,11 @@ import java.util.function.Consumer;
 public final class SharedNDArray<T extends DType<T>>
         implements BulkAccess<T>, Reductions<T>, InPlaceArithmetic<T>, Locks<T>, AutoCloseable {
     private final Segment segment;
-    private final T dtype;
+    /** Not named dtype or size: Kotlin would see those private fields before the DSL's properties. */
+    private final T marker;
     private final ElementType type;
     private final StridedLayout layout;
-    private final long size;
+    private final long count;
     private final boolean contiguous;
     /** Null for the array itself; the array a view was made from. */
     private final SharedNDArray<T> base;
@@ -81,10 +82,10 @@ public final class SharedNDArray<T extends DType<T>>
     private SharedNDArray(Segment segment, T dtype, StridedLayout layout, SharedNDArray<T> base, boolean locking,
             SlotLease lease) {
         this.segment = segment;
-        this.dtype = dtype;
+        this.marker = dtype;
         this.type = dtype.elementType();
         this.layout = layout;
-        this.size = layout.size();
+        this.count = layout.size();
         this.contiguous = layout.isContiguous();
         this.base = base;
         this.locks = new Locking(segment, locking);
@@ -94,7 +95,7 @@ public final class SharedNDArray<T extends DType<T>>
 
     private SharedNDArray<T> view(StridedLayout l) {
         checkOpen();
-        return new SharedNDArray<>(segment, dtype, l, base == null ? this : base, locks.isLocking(), null);
+        return new SharedNDArray<>(segment, marker, l, base == null ? this : base, locks.isLocking(), null);
     }
 
     /**
@@ -104,7 +105,7 @@ public final class SharedNDArray<T extends DType<T>>
      */
     SharedNDArray<T> slot(long index, SlotLease lease) {
         checkOpen();
-        return new SharedNDArray<>(segment, dtype, layout.select(0, index), this, false, lease);
+        return new SharedNDArray<>(segment, marker, layout.select(0, index), this, false, lease);
     }
 
     /**
@@ -115,10 +116,10 @@ public final class SharedNDArray<T extends DType<T>>
     SharedNDArray<T> viewOf(long offset, long[] shape, long[] strides) {
         StridedLayout l = new StridedLayout(offset, shape, strides);
         long[] extent = l.extent();
-        if (Arrays.stream(shape).anyMatch(n -> n < 1 || n > size) || extent[0] < 0 || extent[1] >= size) {
+        if (Arrays.stream(shape).anyMatch(n -> n < 1 || n > count) || extent[0] < 0 || extent[1] >= count) {
             throw new InvalidSegmentException("a queue message describes a view (offset " + offset + ", shape "
                     + Arrays.toString(shape) + ", strides " + Arrays.toString(strides) + ") outside " + handle()
-                    + " of " + size + " elements");
+                    + " of " + count + " elements");
         }
         return view(l);
     }
@@ -141,7 +142,7 @@ public final class SharedNDArray<T extends DType<T>>
      */
     public SharedNDArray<T> unlocked() {
         checkOpen();
-        return new SharedNDArray<>(segment, dtype, layout, base == null ? this : base, false, null);
+        return new SharedNDArray<>(segment, marker, layout, base == null ? this : base, false, null);
     }
 
     /** False for views made by {@link #unlocked()}: their bulk operations do not lock. */
@@ -151,7 +152,7 @@ public final class SharedNDArray<T extends DType<T>>
 
     /** The element type. */
     public T dtype() {
-        return dtype;
+        return marker;
     }
 
     /** A copy of the shape. */
@@ -170,7 +171,7 @@ public final class SharedNDArray<T extends DType<T>>
 
     /** Number of elements. */
     public long size() {
-        return size;
+        return count;
     }
 
     /** Bytes per element. */
@@ -269,8 +270,8 @@ public final class SharedNDArray<T extends DType<T>>
     }
 
     long flatOffset(long index) {
-        if (index < 0 || index >= size) {
-            throw new IndexOutOfBoundsException("flat index " + index + " is out of bounds for size " + size
+        if (index < 0 || index >= count) {
+            throw new IndexOutOfBoundsException("flat index " + index + " is out of bounds for size " + count
                     + " (shape " + Arrays.toString(layout.shape()) + ")");
         }
         return contiguous ? layout.offset() + index : layout.offsetOfFlat(index);
@@ -380,7 +381,7 @@ public final class SharedNDArray<T extends DType<T>>
      * @throws IllegalStateException if {@code !isContiguous()}: {@link #copy()} first
      */
     public SharedNDArray<T> reshape(long... newShape) {
-        long[] s = Shapes.reshape(layout.shape(), size, newShape);
+        long[] s = Shapes.reshape(layout.shape(), count, newShape);
         if (!contiguous) {
             throw new IllegalStateException("reshape of a non-contiguous view (shape " + Arrays.toString(layout.shape())
                     + ", strides " + Arrays.toString(layout.strides()) + ") would need a copy; call copy() first");
@@ -435,8 +436,8 @@ public final class SharedNDArray<T extends DType<T>>
      */
     @SuppressWarnings("unchecked")
     public <U extends DType<U>> SharedNDArray<U> as(U type) {
-        if (type != (Object) dtype) {
-            throw new DTypeMismatchException("array " + handle() + " holds " + dtype + " (" + dtype.descr()
+        if (type != (Object) marker) {
+            throw new DTypeMismatchException("array " + handle() + " holds " + marker + " (" + marker.descr()
                     + "), not " + type + " (" + type.descr() + ")");
         }
         return (SharedNDArray<U>) this;
@@ -477,7 +478,7 @@ public final class SharedNDArray<T extends DType<T>>
     /** A numpy-like rendering: dtype, shape, handle and the values, eliding the middle of each axis past 1000 elements. */
     @Override
     public String toString() {
-        String head = "SharedNDArray(" + dtype + ", shape=" + Arrays.toString(layout.shape()) + (base != null ? ", view of " : ", ")
+        String head = "SharedNDArray(" + marker + ", shape=" + Arrays.toString(layout.shape()) + (base != null ? ", view of " : ", ")
                 + handle();
         if (isClosed()) {
             return head + ", closed)";

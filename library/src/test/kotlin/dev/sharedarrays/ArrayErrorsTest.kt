@@ -12,7 +12,10 @@ class ArrayErrorsTest : FunSpec({
     test("wrong index count") {
         SharedArrays.create(F64.TYPE, longArrayOf(2, 3), opts).use { a ->
             shouldThrow<IndexOutOfBoundsException> { a.getDouble(longArrayOf(1)) }.message shouldBe
-                "1 indices [1] for an array of 2 dimensions, shape [2, 3]"
+                "1 indices [1] for an array of 2 dimensions, shape [2, 3]; an element needs 2 indices: for the view of the " +
+                "remaining axes write a[1, all] in Kotlin, view(Slice.index(...)) in Java"
+            shouldThrow<IndexOutOfBoundsException> { a.getDouble(longArrayOf(1, 2, 0)) }.message shouldBe
+                "3 indices [1, 2, 0] for an array of 2 dimensions, shape [2, 3]"
         }
     }
 

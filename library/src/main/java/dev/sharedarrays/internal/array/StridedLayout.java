@@ -50,8 +50,11 @@ public record StridedLayout(long offset, long[] shape, long[] strides) {
      */
     public long offsetOf(long[] index) {
         if (index.length != shape.length) {
+            // a[1] on a matrix is numpy's row; here element access needs every index, so say how to get the row
+            String hint = index.length >= shape.length ? "" : "; an element needs " + shape.length + " indices: for the view of "
+                    + "the remaining axes write a[" + join(index) + ", all] in Kotlin, view(Slice.index(...)) in Java";
             throw new IndexOutOfBoundsException(index.length + " indices " + Arrays.toString(index) + " for an array of "
-                    + shape.length + " dimensions, shape " + Arrays.toString(shape));
+                    + shape.length + " dimensions, shape " + Arrays.toString(shape) + hint);
         }
         long off = offset;
         for (int i = 0; i < shape.length; i++) {
@@ -63,6 +66,10 @@ public record StridedLayout(long offset, long[] shape, long[] strides) {
             off += k * strides[i];
         }
         return off;
+    }
+
+    private static String join(long[] index) {
+        return String.join(", ", Arrays.stream(index).mapToObj(Long::toString).toList());
     }
 
     /** Element offset of the flat row-major position (not checked). */
