@@ -15,7 +15,9 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * A bounded multi-producer multi-consumer queue of arrays in shared memory, passed by
@@ -49,6 +51,10 @@ public final class ArrayQueue implements AutoCloseable {
     private final QueueProtocol protocol;
     private final Map<Long, ArrayPool<?>> pools = new ConcurrentHashMap<>();
     private final Map<Long, SharedNDArray<?>> arrays = new ConcurrentHashMap<>();
+    /** Set when close begins: waits end, no new operation starts. */
+    private volatile boolean closing;
+    /** Sends and receives in progress in this instance; close waits for them before it unmaps. */
+    private final AtomicInteger busy = new AtomicInteger();
     /** This instance's producer and consumer words, -1 until it registers; guarded by this. */
     private int producer = -1;
     private int consumer = -1;
@@ -177,8 +183,22 @@ public final class ArrayQueue implements AutoCloseable {
         }
     }
 
+    /** Runs op unless close has begun; close waits for it to finish before unmapping. */
+    private <R> R guarded(Supplier<R> op) {
+        busy.incrementAndGet();
+        try {
+            checkOpen();
+            return op.get();
+        } finally {
+            busy.decrementAndGet();
+        }
+    }
+
     private boolean sendMessage(SharedNDArray<?> a, long nanos, BooleanSupplier cancelled) {
-        checkOpen();
+        return guarded(() -> sendGuarded(a, nanos, () -> closing || cancelled.getAsBoolean()));
+    }
+
+    private boolean sendGuarded(SharedNDArray<?> a, long nanos, BooleanSupplier cancelled) {
         a.checkOpen();
         if (a.backend() == Backend.ANONYMOUS) {
             throw new IllegalArgumentException("an anonymous array cannot be sent to another process (" + a.handle()
@@ -244,29 +264,36 @@ public final class ArrayQueue implements AutoCloseable {
      */
     public CompletableFuture<SharedNDArray<?>> receiveAsync(Duration timeout) {
         long nanos = WaitThreads.nanos(timeout);
-        QueueMessage now = take(0, () -> false);
-        if (now != QueueProtocol.TIMED_OUT) {
-            return CompletableFuture.completedFuture(now == null ? null : resolve(now));
+        SharedNDArray<?>[] now = guarded(() -> {
+            QueueMessage m = take(0, () -> false);
+            return m == QueueProtocol.TIMED_OUT ? null : new SharedNDArray<?>[] {m == null ? null : resolve(m)};
+        });
+        if (now != null) {
+            return CompletableFuture.completedFuture(now[0]);
         }
         return WaitThreads.submit(cancelled -> receive(nanos, cancelled, timeout), SharedNDArray::close);
     }
 
     private SharedNDArray<?> receive(long nanos, BooleanSupplier cancelled, Duration timeout) {
-        QueueMessage m = take(nanos, cancelled);
-        if (m == QueueProtocol.TIMED_OUT) {
-            throw new WaitTimeoutException("no message on queue " + handle() + " within " + timeout);
-        }
-        return m == null ? null : resolve(m);
+        return guarded(() -> {
+            QueueMessage m = take(nanos, cancelled);
+            if (m == QueueProtocol.TIMED_OUT) {
+                throw new WaitTimeoutException("no message on queue " + handle() + " within " + timeout);
+            }
+            return m == null ? null : resolve(m);
+        });
     }
 
     private QueueMessage take(long nanos, BooleanSupplier cancelled) {
-        checkOpen();
         register(false);
-        return protocol.receive(this::claimSlot, nanos, cancelled);
+        return protocol.receive(this::claimSlot, nanos, () -> closing || cancelled.getAsBoolean());
     }
 
     /** Moves the slot of message m from in flight to this process; false drops the message. */
     private boolean claimSlot(QueueMessage m) {
+        if (closing) {
+            throw new IllegalStateException("queue " + handle() + " is closing"); // the message stays for others
+        }
         try {
             ArrayPool<?> pool = poolOf(m);
             return PoolProtocol.move(pool.control(), (int) m.index(), protocol.inFlightOwner(m), Proc.selfIdent());
@@ -276,13 +303,21 @@ public final class ArrayQueue implements AutoCloseable {
     }
 
     private ArrayPool<?> poolOf(QueueMessage m) {
-        ArrayPool<?> pool = pools.computeIfAbsent(m.id(), id -> attachPool(ArrayHandle.parse(m.handle()),
+        ArrayPool<?> pool = pools.computeIfAbsent(m.id(), id -> attachPool(parse(m.handle()),
                 DType.ofCode(m.dtypeCode())));
         if (m.index() < 0 || m.index() >= pool.slots()) {
             throw new InvalidSegmentException("message names slot " + m.index() + " of pool " + m.handle()
                     + ", which has " + pool.slots());
         }
         return pool;
+    }
+
+    private static ArrayHandle parse(String handle) {
+        try {
+            return ArrayHandle.parse(handle);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidSegmentException("a queue message names " + handle + ", which is not a handle: " + e.getMessage());
+        }
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
@@ -294,7 +329,7 @@ public final class ArrayQueue implements AutoCloseable {
         if (m.kind() == QueueMessage.Kind.POOL_SLOT) {
             return poolOf(m).adopt((int) m.index());
         }
-        SharedNDArray<?> base = arrays.computeIfAbsent(m.id(), id -> SharedArrays.attach(ArrayHandle.parse(m.handle())));
+        SharedNDArray<?> base = arrays.computeIfAbsent(m.id(), id -> SharedArrays.attach(parse(m.handle())));
         return base.viewOf(m.index(), m.shape(), m.strides());
     }
 
@@ -318,7 +353,7 @@ public final class ArrayQueue implements AutoCloseable {
     }
 
     private void checkOpen() {
-        if (array.isClosed()) {
+        if (closing || array.isClosed()) {
             throw new IllegalStateException("queue " + handle() + " is closed");
         }
     }
@@ -338,6 +373,13 @@ public final class ArrayQueue implements AutoCloseable {
     public synchronized void close() {
         if (array.isClosed()) {
             return;
+        }
+        closing = true;
+        // waits in other threads see `closing` within one sleep slice; unmapping under them would fail
+        long deadline = System.nanoTime() + 2_000_000_000L;
+        while (busy.get() > 0 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+            Thread.yield();
         }
         if (array.isOwner() && array.segment().facts().lifetime() == Lifetime.OWNER) {
             protocol.end();

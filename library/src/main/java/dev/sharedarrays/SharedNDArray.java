@@ -72,15 +72,17 @@ public final class SharedNDArray<T extends DType<T>>
     private final Locking locks;
     /** A shm or file array, whose file another process may shrink: element accesses go out of line. */
     private final boolean mayShrink;
-    /** The pool slot this array is, else null: closing it frees the slot, sending it moves the slot. */
+    /** The pool slot this array (or the slot it is a view of) is, else null: once it ends, access throws. */
     private final SlotLease lease;
+    /** True for the slot's own array: closing it frees the slot, sending it moves the slot. */
+    private final boolean ownsLease;
 
     SharedNDArray(Segment segment, T dtype) {
-        this(segment, dtype, StridedLayout.contiguous(segment.facts().shape()), null, true, null);
+        this(segment, dtype, StridedLayout.contiguous(segment.facts().shape()), null, true, null, false);
     }
 
     private SharedNDArray(Segment segment, T dtype, StridedLayout layout, SharedNDArray<T> base, boolean locking,
-            SlotLease lease) {
+            SlotLease lease, boolean ownsLease) {
         this.segment = segment;
         this.marker = dtype;
         this.type = dtype.elementType();
@@ -91,11 +93,12 @@ public final class SharedNDArray<T extends DType<T>>
         this.locks = new Locking(segment, locking);
         this.mayShrink = segment.mayShrink();
         this.lease = lease;
+        this.ownsLease = ownsLease;
     }
 
     private SharedNDArray<T> view(StridedLayout l) {
         checkOpen();
-        return new SharedNDArray<>(segment, marker, l, base == null ? this : base, locks.isLocking(), null);
+        return new SharedNDArray<>(segment, marker, l, base == null ? this : base, locks.isLocking(), lease, false);
     }
 
     /**
@@ -105,18 +108,13 @@ public final class SharedNDArray<T extends DType<T>>
      */
     SharedNDArray<T> slot(long index, SlotLease lease) {
         checkOpen();
-        return new SharedNDArray<>(segment, marker, layout.select(0, index), this, false, lease);
+        return new SharedNDArray<>(segment, marker, layout.select(0, index), this, false, lease, true);
     }
 
-    /**
-     * The view a queue message describes, checked to lie inside this array.
-     *
-     * @throws InvalidSegmentException if it does not
-     */
+    /** The view a queue message describes; an InvalidSegmentException if it reaches outside this array. */
     SharedNDArray<T> viewOf(long offset, long[] shape, long[] strides) {
-        StridedLayout l = new StridedLayout(offset, shape, strides);
-        long[] extent = l.extent();
-        if (Arrays.stream(shape).anyMatch(n -> n < 1 || n > count) || extent[0] < 0 || extent[1] >= count) {
+        StridedLayout l = StridedLayout.within(offset, shape, strides, count);
+        if (l == null) {
             throw new InvalidSegmentException("a queue message describes a view (offset " + offset + ", shape "
                     + Arrays.toString(shape) + ", strides " + Arrays.toString(strides) + ") outside " + handle()
                     + " of " + count + " elements");
@@ -124,9 +122,9 @@ public final class SharedNDArray<T extends DType<T>>
         return view(l);
     }
 
-    /** The pool slot behind this array, else null. */
+    /** The pool slot this array is (not a view of it), else null. */
     SlotLease lease() {
-        return lease;
+        return ownsLease ? lease : null;
     }
 
     /** A pool slot that a queue took over: closed here without freeing the slot. */
@@ -142,7 +140,7 @@ public final class SharedNDArray<T extends DType<T>>
      */
     public SharedNDArray<T> unlocked() {
         checkOpen();
-        return new SharedNDArray<>(segment, marker, layout, base == null ? this : base, false, null);
+        return new SharedNDArray<>(segment, marker, layout, base == null ? this : base, false, lease, false);
     }
 
     /** False for views made by {@link #unlocked()}: their bulk operations do not lock. */
@@ -214,7 +212,7 @@ public final class SharedNDArray<T extends DType<T>>
     }
 
     public boolean isClosed() {
-        return viewClosed || segment.isClosed();
+        return viewClosed || segment.isClosed() || lease != null && lease.isEnded();
     }
 
     /**
@@ -261,6 +259,10 @@ public final class SharedNDArray<T extends DType<T>>
     MemorySegment mem() {
         if (viewClosed) {
             throw new IllegalStateException("view of " + segment.handle() + " is closed");
+        }
+        if (lease != null && lease.isEnded()) {
+            throw new IllegalStateException("pool slot " + lease.slot() + " of " + segment.handle()
+                    + " was given back or sent; its arrays and views are closed");
         }
         return segment.data();
     }
@@ -452,7 +454,7 @@ public final class SharedNDArray<T extends DType<T>>
     /** Detaches this process's view; the owner of a non-persistent array also destroys it; a view closes only itself. Idempotent. */
     @Override
     public void close() {
-        if (lease != null) {
+        if (ownsLease) {
             lease.release();
         }
         if (base != null) {

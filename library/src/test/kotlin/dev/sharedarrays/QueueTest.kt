@@ -16,10 +16,12 @@ class QueueTest : FunSpec({
             ArrayPool.create(F64.TYPE, 2, 3L).use { pool ->
                 val s = pool.acquire(second)
                 s.setDouble(2, 42.0)
+                val row = s.slice(0, 0, 2, 1) // a view of the slot ends with it
                 q.send(s, second)
                 s.isClosed() shouldBe true
                 shouldThrow<IllegalStateException> { s.getDouble(0) }
                 s.close() // the slot is the queue's now: closing the sent array does not free it
+                shouldThrow<IllegalStateException> { row.getDouble(0) }.message shouldContain "was given back or sent"
                 pool.free() shouldBe 1
                 q.size() shouldBe 1
                 val r = q.receive(F64.TYPE, second)!!

@@ -5,7 +5,6 @@ import dev.sharedarrays.DType
 import dev.sharedarrays.SharedNDArray
 import kotlin.time.Duration
 import kotlin.time.toJavaDuration
-import kotlinx.coroutines.future.await
 
 /**
  * A free slot of the pool, suspending while none is free, without blocking the caller's thread.
@@ -15,4 +14,4 @@ import kotlinx.coroutines.future.await
  * @throws dev.sharedarrays.WaitTimeoutException if no slot came free within [timeout]
  */
 public suspend fun <T : DType<T>> ArrayPool<T>.acquire(timeout: Duration = Duration.INFINITE): SharedNDArray<T> =
-    acquireAsync(timeout.toJavaDuration()).await()
+    acquireAsync(timeout.toJavaDuration()).awaitOrClose()

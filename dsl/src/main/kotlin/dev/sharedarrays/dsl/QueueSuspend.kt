@@ -31,7 +31,7 @@ public suspend fun ArrayQueue.send(array: SharedNDArray<*>, timeout: Duration = 
  * @throws dev.sharedarrays.QueueAbandonedException if the queue is empty and every registered producer died
  */
 public suspend fun ArrayQueue.receive(timeout: Duration = Duration.INFINITE): SharedNDArray<*>? =
-    receiveAsync(timeout.toJavaDuration()).await()
+    receiveAsync(timeout.toJavaDuration()).awaitOrClose()
 
 /**
  * [receive] of an array that must hold [dtype].

@@ -184,6 +184,31 @@ public record StridedLayout(long offset, long[] shape, long[] strides) {
         }
     }
 
+    /**
+     * The layout these numbers (from another process: a queue message) describe, or null if it
+     * reaches outside elements [0, count) or its arithmetic overflows.
+     */
+    public static StridedLayout within(long offset, long[] shape, long[] strides, long count) {
+        if (shape.length != strides.length || shape.length < 1) {
+            return null;
+        }
+        long lo = offset;
+        long hi = offset;
+        try {
+            for (int i = 0; i < shape.length; i++) {
+                if (shape[i] < 1 || shape[i] > count) {
+                    return null;
+                }
+                long span = Math.multiplyExact(shape[i] - 1, strides[i]);
+                lo = span < 0 ? Math.addExact(lo, span) : lo;
+                hi = span > 0 ? Math.addExact(hi, span) : hi;
+            }
+        } catch (ArithmeticException e) {
+            return null;
+        }
+        return lo >= 0 && hi < count ? new StridedLayout(offset, shape.clone(), strides.clone()) : null;
+    }
+
     /** Lowest and highest element offset the layout touches. */
     public long[] extent() {
         long lo = offset;

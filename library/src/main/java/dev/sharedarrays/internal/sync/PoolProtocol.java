@@ -85,7 +85,7 @@ public final class PoolProtocol {
     /** Takes a free slot for {@code ident}, looking from {@code start} on; its index, or -1 if none is free. */
     public static int tryAcquire(MemorySegment control, int slots, long ident, int start) {
         for (int k = 0; k < slots; k++) {
-            int i = (start + k) % slots;
+            int i = (int) Math.floorMod((long) start + k, (long) slots);
             long off = ownerOffset(i);
             if ((long) LONG_VH.getVolatile(control, off) == 0 && LONG_VH.compareAndSet(control, off, 0L, ident)) {
                 return i;

@@ -116,6 +116,7 @@ public final class QueueProtocol {
                 checkOpen();
                 tail = (long) LONG_VH.getVolatile(d, TAIL_OFFSET);
                 if (tail - (long) LONG_VH.getVolatile(d, HEAD_OFFSET) < capacity) {
+                    checkNotCancelled(cancelled);
                     write(cellOffset(tail, capacity), m, handle, tail);
                     if (moveSlot != null && !moveSlot.test(PoolProtocol.inQueue(tag, tail))) {
                         LONG_VH.setVolatile(d, cellOffset(tail, capacity) + CELL_POSITION, -1L);
@@ -130,13 +131,16 @@ public final class QueueProtocol {
                 ProcessMutex.unlock(d, MUTEX_OFFSET);
             }
             wait = wait != null ? wait : new Wait(timeoutNanos, cancelled);
-            if (wait.expired()) {
-                return false;
+            // wait on the word alone: taking the mutex to look would slow down those who work
+            while (Futex.read(d, TAKE_SEQ_OFFSET) == seen) {
+                if (wait.expired()) {
+                    return false;
+                }
+                if (wait.livenessDue()) {
+                    checkPeers(CONSUMERS_OFFSET, "consumer", "full");
+                }
+                wait.pause(d, TAKE_SEQ_OFFSET, TAKE_WAITERS_OFFSET, seen);
             }
-            if (wait.livenessDue()) {
-                checkPeers(CONSUMERS_OFFSET, "consumer", "full");
-            }
-            wait.pause(d, TAKE_SEQ_OFFSET, TAKE_WAITERS_OFFSET, seen);
         }
     }
 
@@ -171,7 +175,13 @@ public final class QueueProtocol {
             int seen = Futex.read(d, PUT_SEQ_OFFSET);
             try {
                 long head = (long) LONG_VH.getVolatile(d, HEAD_OFFSET);
-                if (head < (long) LONG_VH.getVolatile(d, TAIL_OFFSET)) {
+                long tail = (long) LONG_VH.getVolatile(d, TAIL_OFFSET);
+                if (tail - head > capacity || tail < head) {
+                    throw new dev.sharedarrays.InvalidSegmentException("queue " + name + " is damaged: head " + head
+                            + " and tail " + tail + " for a capacity of " + capacity);
+                }
+                if (head < tail) {
+                    checkNotCancelled(cancelled);
                     QueueMessage m = read(cellOffset(head, capacity), head);
                     boolean keep = m != null && (m.kind() != QueueMessage.Kind.POOL_SLOT || claimSlot.test(m));
                     LONG_VH.setVolatile(d, HEAD_OFFSET, head + 1);
@@ -189,13 +199,15 @@ public final class QueueProtocol {
                 ProcessMutex.unlock(d, MUTEX_OFFSET);
             }
             wait = wait != null ? wait : new Wait(timeoutNanos, cancelled);
-            if (wait.expired()) {
-                return TIMED_OUT;
+            while (Futex.read(d, PUT_SEQ_OFFSET) == seen) {
+                if (wait.expired()) {
+                    return TIMED_OUT;
+                }
+                if (wait.livenessDue()) {
+                    checkPeers(PRODUCERS_OFFSET, "producer", "empty");
+                }
+                wait.pause(d, PUT_SEQ_OFFSET, PUT_WAITERS_OFFSET, seen);
             }
-            if (wait.livenessDue()) {
-                checkPeers(PRODUCERS_OFFSET, "producer", "empty");
-            }
-            wait.pause(d, PUT_SEQ_OFFSET, PUT_WAITERS_OFFSET, seen);
         }
     }
 
@@ -230,6 +242,13 @@ public final class QueueProtocol {
                 && tail - (long) LONG_VH.getVolatile(d, HEAD_OFFSET) < capacity) {
             LONG_VH.setVolatile(d, TAIL_OFFSET, tail + 1);
             Futex.bump(d, PUT_SEQ_OFFSET, PUT_WAITERS_OFFSET);
+        }
+    }
+
+    /** Checked under the mutex just before a commit: a cancelled wait sends or takes nothing. */
+    private static void checkNotCancelled(BooleanSupplier cancelled) {
+        if (cancelled.getAsBoolean()) {
+            throw new java.util.concurrent.CancellationException("the wait was cancelled");
         }
     }
 

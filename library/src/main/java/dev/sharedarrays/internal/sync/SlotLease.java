@@ -3,7 +3,7 @@ package dev.sharedarrays.internal.sync;
 import dev.sharedarrays.internal.os.Proc;
 
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * This process's hold on one pool slot, behind the slot's array: it ends exactly once, either by
@@ -16,7 +16,11 @@ public final class SlotLease {
     private final int slot;
     private final long poolId;
     private final Runnable onEnd;
-    private final AtomicBoolean ended = new AtomicBoolean();
+    private static final int ACTIVE = 0;
+    private static final int MOVING = 1;
+    private static final int ENDED = 2;
+    /** ACTIVE, MOVING (a send is giving the slot away) or ENDED; a close during a move leaves the slot to the move. */
+    private final AtomicInteger state = new AtomicInteger(ACTIVE);
 
     public SlotLease(MemorySegment control, int slot, long poolId, Runnable onEnd) {
         this.control = control;
@@ -35,12 +39,12 @@ public final class SlotLease {
     }
 
     public boolean isEnded() {
-        return ended.get();
+        return state.get() == ENDED;
     }
 
-    /** Frees the slot, unless the lease has ended. */
+    /** Frees the slot, unless the lease has ended or a send is moving it. */
     public void release() {
-        if (ended.compareAndSet(false, true)) {
+        if (state.compareAndSet(ACTIVE, ENDED)) {
             try {
                 PoolProtocol.release(control, slot, Proc.selfIdent());
             } finally {
@@ -54,10 +58,14 @@ public final class SlotLease {
      * process no longer owns the slot or the lease has ended.
      */
     public boolean moveTo(long owner) {
-        if (ended.get() || !PoolProtocol.move(control, slot, Proc.selfIdent(), owner)) {
+        if (!state.compareAndSet(ACTIVE, MOVING)) {
             return false;
         }
-        ended.set(true);
+        if (!PoolProtocol.move(control, slot, Proc.selfIdent(), owner)) {
+            state.set(ACTIVE);
+            return false;
+        }
+        state.set(ENDED);
         onEnd.run();
         return true;
     }

@@ -93,4 +93,21 @@ class QueueProtocolTest : FunSpec({
         p.send(view(3), null, 1_000_000) { false } shouldBe false
         (0 until 3).map { p.receive({ true }, 0) { false }!!.index() } shouldBe listOf(0L, 1L, 2L)
     }
+
+    test("acquire's round-robin start near Int.MAX_VALUE still picks a slot in range") {
+        val c = pool(3)
+        for (start in listOf(Int.MAX_VALUE, Int.MAX_VALUE - 1, Int.MAX_VALUE - 2)) {
+            val i = PoolProtocol.tryAcquire(c, 3, Proc.selfIdent(), start)
+            (i in 0..2) shouldBe true
+        }
+        PoolProtocol.tryAcquire(c, 3, Proc.selfIdent(), Int.MAX_VALUE) shouldBe -1
+    }
+
+    test("a view a message describes is refused when it reaches outside the array or its arithmetic overflows") {
+        dev.sharedarrays.internal.array.StridedLayout.within(0, longArrayOf(2, 3), longArrayOf(3, 1), 6) shouldNotBe null
+        dev.sharedarrays.internal.array.StridedLayout.within(1, longArrayOf(2, 3), longArrayOf(3, 1), 6) shouldBe null
+        dev.sharedarrays.internal.array.StridedLayout.within(5, longArrayOf(2, 3), longArrayOf(-3, -1), 6) shouldNotBe null
+        dev.sharedarrays.internal.array.StridedLayout.within(0, longArrayOf(2, 2, 2),
+            longArrayOf(1L shl 40, Long.MAX_VALUE, Long.MAX_VALUE - (1L shl 40) + 2), 1L shl 41) shouldBe null
+    }
 })
