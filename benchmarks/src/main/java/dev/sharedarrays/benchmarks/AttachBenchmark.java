@@ -137,7 +137,7 @@ public final class AttachBenchmark {
                 num(out, "npload_p50_us"), num(out, "npload_p99_us"), str(out, "python"), str(out, "numpy"));
     }
 
-    private static Path locate(String relative) {
+    static Path locate(String relative) {
         for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
             if (Files.exists(dir.resolve(relative))) {
                 return dir.resolve(relative);
