@@ -25,8 +25,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p><b>Ownership.</b> {@link #acquire} hands out a free slot as an array owned by this process;
  * closing that array returns the slot, and sending it through an {@link ArrayQueue} moves it to
  * the receiver without a copy. A slot has one owner at a time: a process, or a queue while in
- * flight. A slot whose owning process died is free again at the next {@link #acquire} that finds
- * none free, and at every {@link #free()}. Closing the pool returns the slots this instance still
+ * flight. A slot whose owning process died is free again within about 50 ms for an
+ * {@link #acquire} waiting for one, and at every {@link #free()}. Closing the pool returns the slots this instance still
  * holds and unmaps it (its slot arrays then throw {@link IllegalStateException}); the creator's
  * close of an {@link Lifetime#OWNER} pool also removes its name, while attached processes keep
  * their mappings until they close.

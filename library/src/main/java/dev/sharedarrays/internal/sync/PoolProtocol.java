@@ -95,26 +95,24 @@ public final class PoolProtocol {
     }
 
     /**
-     * Takes a free slot, waiting at most timeoutNanos for one; frees slots of dead processes when
-     * none is free, and then once per slice. Returns its index, or -1 if the time ran out.
+     * Takes a free slot, waiting at most timeoutNanos for one; frees slots of dead processes once
+     * per sleep slice while none is free. Returns its index, or -1 if the time ran out.
      *
      * @throws java.util.concurrent.CancellationException if {@code cancelled} says so first
      */
     public static int acquire(MemorySegment control, int slots, long timeoutNanos, BooleanSupplier cancelled, int start) {
         long me = Proc.selfIdent();
         Wait wait = new Wait(timeoutNanos, cancelled);
-        boolean reclaimed = false;
         while (true) {
             int seen = Futex.read(control, POOL_SEQ_OFFSET);
             int i = tryAcquire(control, slots, me, start);
             if (i >= 0) {
                 return i;
             }
-            if (!reclaimed || wait.livenessDue()) {
-                reclaimed = true;
-                if (reclaimDead(control, slots) > 0) {
-                    continue;
-                }
+            // once per slice, not at once: a full pool is the normal state of a fast producer, and
+            // each look reads /proc for every owner (tens of µs)
+            if (wait.livenessDue() && reclaimDead(control, slots) > 0) {
+                continue;
             }
             if (wait.expired()) {
                 return -1;
