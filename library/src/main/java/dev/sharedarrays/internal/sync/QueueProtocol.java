@@ -131,15 +131,8 @@ public final class QueueProtocol {
                 ProcessMutex.unlock(d, MUTEX_OFFSET);
             }
             wait = wait != null ? wait : new Wait(timeoutNanos, cancelled);
-            // wait on the word alone: taking the mutex to look would slow down those who work
-            while (Futex.read(d, TAKE_SEQ_OFFSET) == seen) {
-                if (wait.expired()) {
-                    return false;
-                }
-                if (wait.livenessDue()) {
-                    checkPeers(CONSUMERS_OFFSET, "consumer", "full");
-                }
-                wait.pause(d, TAKE_SEQ_OFFSET, TAKE_WAITERS_OFFSET, seen);
+            if (!waitForChange(wait, TAKE_SEQ_OFFSET, TAKE_WAITERS_OFFSET, seen, CONSUMERS_OFFSET, "consumer", "full")) {
+                return false;
             }
         }
     }
@@ -199,16 +192,28 @@ public final class QueueProtocol {
                 ProcessMutex.unlock(d, MUTEX_OFFSET);
             }
             wait = wait != null ? wait : new Wait(timeoutNanos, cancelled);
-            while (Futex.read(d, PUT_SEQ_OFFSET) == seen) {
-                if (wait.expired()) {
-                    return TIMED_OUT;
-                }
-                if (wait.livenessDue()) {
-                    checkPeers(PRODUCERS_OFFSET, "producer", "empty");
-                }
-                wait.pause(d, PUT_SEQ_OFFSET, PUT_WAITERS_OFFSET, seen);
+            if (!waitForChange(wait, PUT_SEQ_OFFSET, PUT_WAITERS_OFFSET, seen, PRODUCERS_OFFSET, "producer", "empty")) {
+                return TIMED_OUT;
             }
         }
+    }
+
+    /**
+     * Waits until the futex word at seqOffset moves from {@code seen}, looking once per slice
+     * whether the other side's registered processes still run; false if the time ran out. It
+     * waits on the word alone: taking the mutex to look would slow down those who work.
+     */
+    private boolean waitForChange(Wait wait, long seqOffset, long waitersOffset, int seen, long peers, String who, String state) {
+        while (Futex.read(d, seqOffset) == seen) {
+            if (wait.expired()) {
+                return false;
+            }
+            if (wait.livenessDue()) {
+                checkPeers(peers, who, state);
+            }
+            wait.pause(d, seqOffset, waitersOffset, seen);
+        }
+        return true;
     }
 
     /** The owner word a pool slot of message {@code m} has while in flight here. */
