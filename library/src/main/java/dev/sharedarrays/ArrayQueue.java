@@ -154,6 +154,8 @@ public final class ArrayQueue implements AutoCloseable {
      * @throws IllegalArgumentException if the array is anonymous (not shareable), or its handle
      *         is longer than 320 bytes
      * @throws QueueAbandonedException if the queue is full and every registered consumer died
+     * @throws java.util.concurrent.CancellationException if this thread was interrupted while
+     *         waiting (nothing was sent; the interrupt flag stays set)
      */
     public void send(SharedNDArray<?> array, Duration timeout) {
         Thread t = Thread.currentThread();
@@ -233,6 +235,8 @@ public final class ArrayQueue implements AutoCloseable {
      * @throws QueueAbandonedException if the queue is empty and every registered producer died
      * @throws SegmentNotFoundException if the array a message names was removed before it was attached
      * @throws IllegalStateException if this queue is closed
+     * @throws java.util.concurrent.CancellationException if this thread was interrupted while
+     *         waiting (nothing was taken; the interrupt flag stays set)
      */
     public SharedNDArray<?> receive(Duration timeout) {
         Thread t = Thread.currentThread();
