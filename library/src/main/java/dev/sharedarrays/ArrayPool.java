@@ -190,7 +190,7 @@ public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
     /** Slot i, which this process owns now, as an array whose close frees it. */
     SharedNDArray<T> adopt(int i) {
         SlotLease[] lease = new SlotLease[1];
-        lease[0] = new SlotLease(control(), i, array.id(), () -> held.remove(lease[0]));
+        lease[0] = new SlotLease(control(), i, () -> held.remove(lease[0]));
         held.add(lease[0]);
         try {
             return array.slot(i, lease[0]);

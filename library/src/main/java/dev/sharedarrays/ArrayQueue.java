@@ -9,7 +9,6 @@ import dev.sharedarrays.internal.sync.QueueMessage;
 import dev.sharedarrays.internal.sync.QueueProtocol;
 import dev.sharedarrays.internal.sync.SlotLease;
 import dev.sharedarrays.internal.sync.WaitThreads;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
@@ -208,18 +207,10 @@ public final class ArrayQueue implements AutoCloseable {
         }
         register(true);
         SlotLease lease = a.lease();
-        QueueMessage m;
-        if (lease != null) {
-            m = new QueueMessage(QueueMessage.Kind.POOL_SLOT, lease.poolId(), lease.slot(), a.dtype().code(), a.shape(),
-                    a.strides(), a.handle().toString(), Proc.selfIdent(), 0);
-        } else {
-            m = new QueueMessage(QueueMessage.Kind.VIEW, a.id(), a.layout().offset(), a.dtype().code(), a.shape(),
-                    a.strides(), a.handle().toString(), Proc.selfIdent(), 0);
-        }
-        if (m.handle().getBytes(StandardCharsets.UTF_8).length > QueueDescriptor.MAX_HANDLE_BYTES) {
-            throw new IllegalArgumentException("the handle " + m.handle() + " is longer than " + QueueDescriptor.MAX_HANDLE_BYTES
-                    + " bytes, too long for a queue message; use a shorter path or name");
-        }
+        // a slot array's id and handle are its pool's
+        QueueMessage m = new QueueMessage(lease != null ? QueueMessage.Kind.POOL_SLOT : QueueMessage.Kind.VIEW, a.id(),
+                lease != null ? lease.slot() : a.layout().offset(), a.dtype().code(), a.shape(), a.strides(),
+                a.handle().toString(), Proc.selfIdent(), 0);
         boolean sent = protocol.send(m, lease == null ? null : lease::moveTo, nanos, cancelled);
         if (sent && lease != null) {
             a.sent();

@@ -4,12 +4,11 @@ import dev.sharedarrays.internal.os.Proc;
 import dev.sharedarrays.internal.backend.Backends;
 import dev.sharedarrays.internal.segment.Segment;
 import dev.sharedarrays.internal.sync.BarrierProtocol;
+import dev.sharedarrays.internal.sync.WaitThreads;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
@@ -40,13 +39,6 @@ import static dev.sharedarrays.internal.sync.BarrierDescriptor.words;
  * blocks a daemon thread of this library's instead. Arguments must not be null.
  */
 public final class SharedBarrier implements AutoCloseable {
-    /** Threads that block for {@link #awaitAsync}, so that callers' threads (dispatchers) never do. */
-    private static final ExecutorService WAIT_THREADS = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "shared-arrays-barrier-wait");
-        t.setDaemon(true);
-        return t;
-    });
-
     private final SharedNDArray<I64> array;
     private final int parties;
     private final BarrierProtocol protocol;
@@ -207,15 +199,8 @@ public final class SharedBarrier implements AutoCloseable {
      */
     public CompletableFuture<Integer> awaitAsync(Duration timeout) {
         register();
-        CompletableFuture<Integer> f = new CompletableFuture<>();
         AtomicLong generation = new AtomicLong(-1);
-        WAIT_THREADS.execute(() -> {
-            try {
-                f.complete(awaitUntil(timeout, f::isCancelled, generation));
-            } catch (Throwable e) {
-                f.completeExceptionally(e);
-            }
-        });
+        CompletableFuture<Integer> f = WaitThreads.submit(cancelled -> awaitUntil(timeout, cancelled, generation), r -> { });
         // break at once, not at the waiting thread's next look: a party arriving meanwhile must not trip it
         f.whenComplete((r, e) -> {
             long gen = generation.get();

@@ -104,7 +104,7 @@ public final class BarrierProtocol {
      * @throws BarrierBrokenException if this generation broke, or this wait timed out or was cancelled
      */
     public int await(MemorySegment d, Duration timeout, BooleanSupplier cancelled, AtomicLong generation) {
-        long timeoutNanos = saturatedNanos(timeout);
+        long timeoutNanos = Futex.nanos(timeout);
         int gen = (int) INT_VH.getVolatile(d, GENERATION_OFFSET);
         if (isBroken(d)) {
             throw broken(d);
@@ -156,14 +156,6 @@ public final class BarrierProtocol {
             if (!wait.spin()) {
                 Futex.sleep(d, GENERATION_OFFSET, WAITERS_OFFSET, gen, Math.min(Futex.SLICE_NANOS, timeoutNanos - waited));
             }
-        }
-    }
-
-    private static long saturatedNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException e) {
-            return Long.MAX_VALUE;
         }
     }
 

@@ -103,10 +103,15 @@ public final class QueueProtocol {
      *
      * @return false if the time ran out (nothing was sent)
      * @throws IllegalStateException if the queue has ended, or the slot was not this process's
+     * @throws IllegalArgumentException if the handle is longer than {@link QueueDescriptor#MAX_HANDLE_BYTES}
      * @throws QueueAbandonedException if the queue is full and every registered consumer died
      */
     public boolean send(QueueMessage m, LongPredicate moveSlot, long timeoutNanos, BooleanSupplier cancelled) {
         byte[] handle = m.handle().getBytes(StandardCharsets.UTF_8);
+        if (handle.length > MAX_HANDLE_BYTES) {
+            throw new IllegalArgumentException("the handle " + m.handle() + " is longer than " + MAX_HANDLE_BYTES
+                    + " bytes, too long for a queue message; use a shorter path or name");
+        }
         Wait wait = null;
         while (true) {
             lock();

@@ -14,7 +14,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class SlotLease {
     private final MemorySegment control;
     private final int slot;
-    private final long poolId;
     private final Runnable onEnd;
     private static final int ACTIVE = 0;
     private static final int MOVING = 1;
@@ -22,20 +21,14 @@ public final class SlotLease {
     /** ACTIVE, MOVING (a send is giving the slot away) or ENDED; a close during a move leaves the slot to the move. */
     private final AtomicInteger state = new AtomicInteger(ACTIVE);
 
-    public SlotLease(MemorySegment control, int slot, long poolId, Runnable onEnd) {
+    public SlotLease(MemorySegment control, int slot, Runnable onEnd) {
         this.control = control;
         this.slot = slot;
-        this.poolId = poolId;
         this.onEnd = onEnd;
     }
 
     public int slot() {
         return slot;
-    }
-
-    /** The array id of the pool. */
-    public long poolId() {
-        return poolId;
     }
 
     public boolean isEnded() {
