@@ -234,8 +234,8 @@ public final class ArrayMath {
         }
         for (double v : new double[] {lo, hi}) {
             if (v != Math.rint(v)) {
-                throw new DTypeMismatchException("clip of a " + a.dtype() + " array to [" + lo + ", " + hi + "]: the bound " + v
-                        + " is not a whole number (numpy would return float64); pass whole numbers, or convert with astype(F64.TYPE)");
+                throw new DTypeMismatchException("clip of " + a.dtype() + " elements to [" + lo + ", " + hi + "]: the bound " + v
+                        + " is not a whole number (numpy would return float64); pass whole numbers, or convert first with a.astype(F64.TYPE)");
             }
         }
         return clip(a, (long) lo, (long) hi, out);
@@ -260,7 +260,7 @@ public final class ArrayMath {
             return unary(MathOp.CLIP, a, out, lo, hi);
         }
         if (lo > t.maxValue() || hi < t.minValue()) {
-            throw new IllegalArgumentException("clip of a " + t + " array to [" + lo + ", " + hi + "]: the bound "
+            throw new IllegalArgumentException("clip of " + t + " elements to [" + lo + ", " + hi + "]: the bound "
                     + (lo > t.maxValue() ? lo : hi) + " is out of range for " + t + " (" + t.minValue() + " to " + t.maxValue()
                     + "); numpy refuses it too");
         }
@@ -321,8 +321,8 @@ public final class ArrayMath {
                     + "); convert first with a.astype(F64.TYPE)");
         }
         if (b.type() != t) {
-            throw new DTypeMismatchException("pow of a " + t + " array (" + t.descr() + ") by a " + b.dtype() + " array ("
-                    + b.dtype().descr() + "): the exponent array must have the same dtype; convert it with astype");
+            throw new DTypeMismatchException("pow: the exponent array is " + b.dtype() + " (" + b.dtype().descr() + ") but the base is "
+                    + t + " (" + t.descr() + "); they must have one dtype: convert one with astype");
         }
         SharedNDArray<T> target = out != null ? out : newArray(a.dtype(), shape);
         try {
@@ -346,9 +346,9 @@ public final class ArrayMath {
 
     private static void checkOut(String fn, SharedNDArray<?> a, SharedNDArray<?> out) {
         if (out.type() != a.type()) {
-            throw new DTypeMismatchException(fn + " of a " + a.dtype() + " array (" + a.dtype().descr() + ") into an out of "
-                    + out.dtype() + " (" + out.dtype().descr() + "): out must have the input's dtype (numpy's out= would cast; "
-                    + "this library does not): pass an out of " + a.dtype() + ", or convert the result with astype");
+            throw new DTypeMismatchException(fn + ": out is " + out.dtype() + " (" + out.dtype().descr() + ") but the input is "
+                    + a.dtype() + " (" + a.dtype().descr() + "); out must have the input's dtype (numpy's out= would cast, this "
+                    + "library does not): pass an out of " + a.dtype() + ", or convert with astype");
         }
     }
 
