@@ -103,8 +103,11 @@ public final class ElementCodec {
     }
 
     private static double unsignedToDouble(long bits) {
-        double d = (double) (bits >>> 1) * 2.0;
-        return d + (bits & 1);
+        if (bits >= 0) {
+            return bits;
+        }
+        // halve keeping the dropped bit as a sticky bit, so the one rounding is the correctly rounded one
+        return (double) ((bits >>> 1) | (bits & 1)) * 2.0;
     }
 
     private static long doubleToUnsigned(double v) {
