@@ -20,6 +20,7 @@ public final class InPlace {
 
     /** element = element (op) value. */
     public static void scalar(ElementType t, Op op, MemorySegment d, StridedLayout l, double value) {
+        checkArithmetic(t, op);
         if (t.isFloatingPoint()) {
             Loops.scalar(t, op, d, l, value, 0);
             return;
@@ -33,6 +34,7 @@ public final class InPlace {
 
     /** element = element (op) value; integer arrays wrap. */
     public static void scalar(ElementType t, Op op, MemorySegment d, StridedLayout l, long value) {
+        checkArithmetic(t, op);
         if (!t.isFloatingPoint()) {
             checkRange(t, value);
             if (op == Op.DIV && value == 0) {
@@ -40,6 +42,18 @@ public final class InPlace {
             }
         }
         Loops.scalar(t, op, d, l, (double) value, value);
+    }
+
+    /**
+     * BOOL arrays copy but have no arithmetic.
+     *
+     * @throws DTypeMismatchException if {@code t.isBool() && op != Op.ASSIGN}
+     */
+    public static void checkArithmetic(ElementType t, Op op) {
+        if (t.isBool() && op != Op.ASSIGN) {
+            throw new DTypeMismatchException("cannot " + op.verb() + " BOOL arrays: Bool has no arithmetic; use the logical"
+                    + " and/or/xor/not, or convert to a number type first");
+        }
     }
 
     /**
@@ -58,10 +72,11 @@ public final class InPlace {
      * The layout to read b through for {@code a (op)= b}: b's own when the shapes are equal, b's
      * reshaped to a's when both are contiguous with as many elements.
      *
-     * @throws DTypeMismatchException if {@code at != bt}
+     * @throws DTypeMismatchException if {@code at != bt}, or if they are BOOL and op is arithmetic
      * @throws ShapeMismatchException if the shapes differ otherwise
      */
     public static StridedLayout operand(Op op, ElementType at, StridedLayout la, ElementType bt, StridedLayout lb) {
+        checkArithmetic(at, op);
         if (at != bt) {
             throw new DTypeMismatchException("cannot " + op.verb() + " a " + bt + " array into a " + at
                     + " array: dtypes differ (" + at.descr() + " vs " + bt.descr() + ")");
