@@ -117,8 +117,12 @@ public final class ElementCodec {
     }
 
     private static double unsignedToDouble(long bits) {
-        double d = (double) (bits >>> 1) * 2.0;
-        return d + (bits & 1);
+        if (bits >= 0) {
+            return (double) bits;
+        }
+        // halved with the lost bit kept (sticky), so that the one rounding is the correct one,
+        // as numpy's (C's) conversion: 2^63 + 1025 rounds up to 2^63 + 2048
+        return (double) ((bits >>> 1) | (bits & 1)) * 2.0;
     }
 
     private static long doubleToUnsigned(double v) {
