@@ -1,8 +1,8 @@
 package dev.sharedarrays;
 
+import dev.sharedarrays.internal.array.Shapes;
 import dev.sharedarrays.internal.array.StridedLayout;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.function.Supplier;
@@ -19,44 +19,25 @@ final class Elementwise {
 
     /** A new process-local array for a result that is written whole. */
     static <T extends DType<T>> SharedNDArray<T> result(T dtype, long[] shape) {
-        // stand-in until Local.empty lands: an anonymous array
-        return SharedArrays.create(dtype, shape, CreateOptions.defaults().backend(Backend.ANONYMOUS));
+        return Local.empty(dtype, shape);
     }
 
     /**
-     * numpy's broadcast of shapes: aligned at their last axes, each pair of dimensions equal or one of them 1.
+     * numpy's broadcast of several shapes.
      *
-     * @throws ShapeMismatchException naming the shapes if they do not broadcast
+     * @throws ShapeMismatchException naming two shapes that do not broadcast
      */
-    static long[] broadcast(long[]... shapes) {
-        int nd = 0;
-        for (long[] s : shapes) {
-            nd = Math.max(nd, s.length);
-        }
-        long[] out = new long[nd];
-        Arrays.fill(out, 1);
-        for (long[] s : shapes) {
-            for (int i = 0; i < s.length; i++) {
-                int a = nd - s.length + i;
-                if (out[a] == 1) {
-                    out[a] = s[i];
-                } else if (s[i] != 1 && s[i] != out[a]) {
-                    throw new ShapeMismatchException("shapes " + String.join(" and ", Arrays.stream(shapes).map(Arrays::toString).toList())
-                            + " do not broadcast (numpy's rule: aligned at the last axis, each pair of dimensions equal or one of them 1)");
-                }
-            }
+    static long[] broadcast(long[] first, long[]... more) {
+        long[] out = first;
+        for (long[] s : more) {
+            out = Shapes.broadcast(out, s);
         }
         return out;
     }
 
-    /** The layout l read as the broadcast shape: new leading axes and stretched axes of 1 get stride 0. */
+    /** The layout l read as the broadcast shape (which l broadcasts to): stride 0 on new and stretched axes. */
     static StridedLayout broadcastTo(StridedLayout l, long[] shape) {
-        long[] strides = new long[shape.length];
-        int shift = shape.length - l.ndim();
-        for (int i = 0; i < l.ndim(); i++) {
-            strides[shift + i] = l.shape()[i] == shape[shift + i] ? l.strides()[i] : 0;
-        }
-        return new StridedLayout(l.offset(), shape.clone(), strides);
+        return l.broadcastTo(shape);
     }
 
     /** A one-element value repeated over shape: stride 0 on every axis. */

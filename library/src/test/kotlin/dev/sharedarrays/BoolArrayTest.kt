@@ -100,6 +100,21 @@ class BoolArrayTest : FunSpec({
         }
     }
 
+    test("astype to and from Bool: nonzero (NaN too) is true, true is 1") {
+        SharedArrays.create(F64.TYPE, longArrayOf(5), anon).use { f ->
+            f.copyFrom(doubleArrayOf(0.0, 0.5, Double.NaN, -1e300, -0.0))
+            val b = f.astype(Bool.TYPE)
+            b.toLongArray().toList() shouldBe listOf(0L, 1, 1, 1, 0)
+            b.astype(F64.TYPE).toDoubleArray().toList() shouldBe listOf(0.0, 1.0, 1.0, 1.0, 0.0)
+            b.astype(I8.TYPE).toLongArray().toList() shouldBe listOf(0L, 1, 1, 1, 0)
+            shouldThrow<ArithmeticException> { f.astype(U64.TYPE) } // NaN has no U64 value, but a Bool one
+        }
+        SharedArrays.create(I64.TYPE, longArrayOf(3), anon).use { i ->
+            i.copyFrom(longArrayOf(Long.MIN_VALUE, 0, 256))
+            i.astype(Bool.TYPE).toLongArray().toList() shouldBe listOf(1L, 0, 1)
+        }
+    }
+
     test("toString prints True and False") {
         SharedArrays.create(Bool.TYPE, longArrayOf(2, 2), anon).use { a ->
             a.setLong(1, 1)
@@ -117,7 +132,11 @@ class BoolArrayTest : FunSpec({
                     "cannot add BOOL arrays: Bool has no arithmetic; use the logical and/or/xor/not, or convert to a number type first"
                 shouldThrow<DTypeMismatchException> { a.sub(1.0) }.message shouldStartWith "cannot subtract BOOL arrays"
                 shouldThrow<DTypeMismatchException> { a.mul(b) }.message shouldStartWith "cannot multiply BOOL arrays"
-                shouldThrow<DTypeMismatchException> { a.div(b) }.message shouldStartWith "cannot divide BOOL arrays"
+                shouldThrow<DTypeMismatchException> { a.divide(b) }.message shouldStartWith "cannot divide BOOL arrays"
+                // out of place too
+                shouldThrow<DTypeMismatchException> { a.plus(b) }.message shouldStartWith "cannot add BOOL arrays"
+                shouldThrow<DTypeMismatchException> { a.negate() }.message shouldStartWith "cannot subtract BOOL arrays"
+                shouldThrow<DTypeMismatchException> { a.times(2L) }.message shouldStartWith "cannot multiply BOOL arrays"
                 a.toLongArray().toList() shouldBe listOf(0L, 0, 0, 0)
             }
         }

@@ -410,8 +410,8 @@ class MaskPropertyTest : FunSpec({
                     "a[mask]: the mask's shape [3, 2] differs from the array's [2, 3]"
                 shouldThrow<ShapeMismatchException> { a.setMasked(m.transpose(), a.slice(0, 0, 1, 1)) }
                 shouldThrow<ShapeMismatchException> { Masks.where(m, a, a) }.message shouldBe
-                    "shapes [3, 2] and [2, 3] and [2, 3] do not broadcast (numpy's rule: aligned at the last axis, each pair of " +
-                    "dimensions equal or one of them 1)"
+                    "shapes [3, 2] and [2, 3] do not broadcast: axis 1 of the result would be 2 and 3 (numpy's rule: trailing " +
+                    "dimensions equal or 1)"
                 m.fill(1L)
                 SharedArrays.create(F64.TYPE, longArrayOf(4), anon).use { v ->
                     shouldThrow<ShapeMismatchException> { a.setMasked(m.transpose(), v) }.message shouldBe
