@@ -127,9 +127,11 @@ public final class SharedArrays {
     /**
      * Reads a .npy file (numpy's {@code np.save}, format 1.0, 2.0 or 3.0; a shared segment's
      * file also is one) into a new process-local array: no file, nothing to close, freed by the
-     * garbage collector. Elements are read with bulk file reads. A Fortran-order file gives the
-     * transposed view of a C-order array of the reversed shape, which is exactly its layout: the
-     * shape and values are the file's, {@code isContiguous()} is false (no copy is made).
+     * garbage collector. Elements are read with bulk file reads; a live segment's file is read
+     * as it is, without taking the array's lock (attach it to share it). A Fortran-order file
+     * gives the transposed view of a C-order array of the reversed shape, which is exactly its
+     * layout: the shape and values are the file's, {@code isContiguous()} is false (no copy is
+     * made). A 0-dimensional file (shape {@code ()}) is refused: arrays here have 1 to 8.
      *
      * @throws NpyFormatException if the file is not a .npy file this library reads: bad magic,
      *         unknown version, truncated, malformed header, 0 or more than 8 dimensions, a zero
@@ -144,8 +146,8 @@ public final class SharedArrays {
 
     /**
      * Reads a .npy file, as {@link #load(Path)} does, into a new shared array created as
-     * {@code options} say (C order also for a Fortran-order file). If reading fails the array is
-     * destroyed.
+     * {@code options} say (C order also for a Fortran-order file, through a process-local
+     * temporary). If reading fails the array is destroyed.
      *
      * @throws NpyFormatException if the file is not a .npy file this library reads
      * @throws java.io.UncheckedIOException if the file cannot be read
@@ -194,7 +196,7 @@ public final class SharedArrays {
         NpyHeader h = r.header();
         long[] shape = h.shape();
         if (!h.fortranOrder()) {
-            SharedNDArray a = options == null ? local(dtype, shape) : create(dtype, shape, options);
+            SharedNDArray a = options == null ? Local.empty(dtype, shape) : create(dtype, shape, options);
             return filled(a, options != null, () -> a.locks().write(() -> r.readData(a.data())));
         }
         // column-major data is the row-major data of the reversed shape, transposed
@@ -202,17 +204,13 @@ public final class SharedArrays {
         for (int i = 0; i < shape.length; i++) {
             reversed[i] = shape[shape.length - 1 - i];
         }
-        SharedNDArray t = local(dtype, reversed);
+        SharedNDArray t = Local.empty(dtype, reversed);
         filled(t, false, () -> t.locks().write(() -> r.readData(t.data())));
         if (options == null) {
             return t.transpose();
         }
         SharedNDArray a = create(dtype, shape, options);
         return filled(a, true, () -> a.copyFrom(t.transpose()));
-    }
-
-    private static <T extends DType<T>> SharedNDArray<T> local(T dtype, long[] shape) {
-        return create(dtype, shape, CreateOptions.defaults().backend(Backend.ANONYMOUS)); // stand-in until Local lands
     }
 
     /** Runs fill; if it fails, destroys a shared array. */

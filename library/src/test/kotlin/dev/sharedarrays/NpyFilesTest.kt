@@ -159,6 +159,7 @@ class NpyFilesTest : FunSpec({
                         shouldThrow<NpyFormatException> { SharedArrays.load(c.npy.toPath()) }.message shouldContain "'|b1' (bool)"
                     } else {
                         val a = SharedArrays.load(c.npy.toPath())
+                        a.isLocal() shouldBe true
                         a.dtype() shouldBe t
                         a.shape().toList() shouldBe c.shape
                         a.isContiguous() shouldBe (fortranWritten[c.npy.path] != true || c.shape.count { it > 1 } < 2)
@@ -330,6 +331,10 @@ class NpyFilesTest : FunSpec({
                 save(a.transpose(1, 2, 0).select(1, 2))
                 save(a.select(0, 3).select(1, 5))
                 save(a.reshape(2, 1, 5, 1, 2, 3, 2, 1).transpose())
+                val local = a.copy() // a small process-local array lives on the Java heap
+                local.isLocal() shouldBe true
+                save(local)
+                save(local.transpose(2, 0, 1).slice(0, 1, 5, 3))
             }
             // bigger than the 8 MiB gather buffer, with rows bigger than it too
             val big = SharedArrays.create(U8.TYPE, longArrayOf(2, 3, 6_000_000), CreateOptions.defaults().backend(Backend.ANONYMOUS))
@@ -340,6 +345,7 @@ class NpyFilesTest : FunSpec({
             arrays += wide
             wide.copyFrom(DoubleArray(1_500_000) { it * 0.5 })
             save(wide.transpose())
+            save(wide.copy().slice(0, 7, 1400, 1)) // a large process-local array is a private mapping
 
             val spec = saved.joinToString(",", "[", "]") { """{"npy":"${it.npy}","bin":"${it.bin}","descr":"${it.descr}","shape":${it.shape}}""" }
             val specFile = File(dir, "spec.json").apply { writeText(spec) }
@@ -389,6 +395,7 @@ class NpyFilesTest : FunSpec({
             SharedArrays.load(src.toPath()).use { it.isContiguous() shouldBe false; it.toLongArray().toList() shouldBe expected }
             SharedArrays.load(src.toPath(), I16.TYPE, CreateOptions.defaults().backend(Backend.SHM)).use { a ->
                 a.backend() shouldBe Backend.SHM
+                a.isLocal() shouldBe false
                 a.isContiguous() shouldBe true
                 a.shape().toList() shouldBe listOf(2L, 3L, 4L)
                 a.toLongArray().toList() shouldBe expected

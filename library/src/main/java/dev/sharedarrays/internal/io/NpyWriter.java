@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -49,7 +50,9 @@ public final class NpyWriter {
                 long start = layout.offset() * item;
                 long length = layout.size() * item;
                 for (long off = 0; off < length; off += CHUNK) {
-                    writeFully(ch, data.asSlice(start + off, Math.min(CHUNK, length - off)).asByteBuffer());
+                    MemorySegment part = data.asSlice(start + off, Math.min(CHUNK, length - off));
+                    // a small process-local array on the heap is a long[]: no ByteBuffer view of it
+                    writeFully(ch, part.isNative() ? part.asByteBuffer() : ByteBuffer.wrap(part.toArray(ValueLayout.JAVA_BYTE)));
                 }
             } else {
                 try (Arena arena = Arena.ofConfined()) {
