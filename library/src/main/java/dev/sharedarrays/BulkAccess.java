@@ -142,9 +142,19 @@ public sealed interface BulkAccess<T extends DType<T>> permits SharedNDArray {
         });
     }
 
-    /** A new contiguous shared array with these elements (the process's backend, a generated name). */
+    /**
+     * A new contiguous process-local array with these elements (see {@link Conversions#isLocal()}):
+     * freed by the garbage collector; {@link Conversions#share()} or {@link #copy(CreateOptions)}
+     * for a copy other processes can attach.
+     */
     default SharedNDArray<T> copy() {
-        return copy(CreateOptions.defaults());
+        SharedNDArray<T> a = self();
+        return a.locks().read(() -> {
+            a.checkOpen();
+            SharedNDArray<T> out = Local.empty(a.dtype(), a.layout().shape());
+            Loops.binary(a.type(), Op.ASSIGN, out.mem(), out.layout(), a.mem(), a.layout());
+            return out;
+        });
     }
 
     /** A new contiguous shared array with these elements, created as {@code options} say. */

@@ -35,7 +35,7 @@ class ArrayErrorsTest : FunSpec({
             SharedArrays.create(I32.TYPE, longArrayOf(3), opts).use { b ->
                 @Suppress("UNCHECKED_CAST")
                 val e = shouldThrow<DTypeMismatchException> { a.add(b as SharedNDArray<F64>) }
-                e.message shouldBe "cannot add a I32 array into a F64 array: dtypes differ (<f8 vs <i4)"
+                e.message shouldBe "cannot add a I32 array into a F64 array: dtypes differ (<f8 vs <i4); convert one with astype"
             }
         }
     }
@@ -44,7 +44,7 @@ class ArrayErrorsTest : FunSpec({
         SharedArrays.create(F64.TYPE, longArrayOf(2, 3), opts).use { a ->
             SharedArrays.create(F64.TYPE, longArrayOf(3, 3), opts).use { b ->
                 shouldThrow<ShapeMismatchException> { a.add(b) }.message shouldBe
-                    "cannot add arrays of shapes [2, 3] and [3, 3] (sizes 6 and 9)"
+                    "cannot add arrays of shapes [2, 3] and [3, 3] in place: the right side must broadcast to the left's shape (numpy's rule: trailing dimensions equal or 1)"
                 shouldThrow<ShapeMismatchException> { a.transpose().mul(b.slice(0, 0, 2, 1).transpose().slice(0, 0, 2, 1)) }
                     .message shouldStartWith "cannot multiply arrays of shapes [3, 2] and [2, 2]"
             }

@@ -55,27 +55,29 @@ public final class InPlace {
     }
 
     /**
-     * The layout to read b through for {@code a (op)= b}: b's own when the shapes are equal, b's
-     * reshaped to a's when both are contiguous with as many elements.
+     * The layout to read b through for {@code a (op)= b}: b's broadcast to a's shape by numpy's
+     * rule (b may have fewer axes, and axes of length 1 stretch), or b's reshaped to a's when
+     * both are contiguous with as many elements.
      *
      * @throws DTypeMismatchException if {@code at != bt}
-     * @throws ShapeMismatchException if the shapes differ otherwise
+     * @throws ShapeMismatchException if b's shape neither broadcasts to a's nor has as many elements
      */
     public static StridedLayout operand(Op op, ElementType at, StridedLayout la, ElementType bt, StridedLayout lb) {
         if (at != bt) {
             throw new DTypeMismatchException("cannot " + op.verb() + " a " + bt + " array into a " + at
-                    + " array: dtypes differ (" + at.descr() + " vs " + bt.descr() + ")");
+                    + " array: dtypes differ (" + at.descr() + " vs " + bt.descr() + "); convert one with astype");
         }
-        if (Arrays.equals(la.shape(), lb.shape())) {
-            return lb;
+        StridedLayout broadcast = lb.broadcastTo(la.shape());
+        if (broadcast != null) {
+            return broadcast;
         }
         boolean contiguous = la.isContiguous() && lb.isContiguous();
         if (contiguous && la.size() == lb.size()) {
             return lb.reshape(la.shape());
         }
         throw new ShapeMismatchException("cannot " + op.verb() + " arrays of shapes " + Arrays.toString(la.shape())
-                + " and " + Arrays.toString(lb.shape()) + (contiguous
-                ? " (sizes " + la.size() + " and " + lb.size() + ")" : "; non-contiguous views must have equal shapes"));
+                + " and " + Arrays.toString(lb.shape()) + " in place: the right side must broadcast to the left's shape"
+                + " (numpy's rule: trailing dimensions equal or 1)");
     }
 
     /** a = a (op) b element by element (same shapes); {@code sameArray} if both view one array. */
