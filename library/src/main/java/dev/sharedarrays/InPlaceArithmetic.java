@@ -4,7 +4,8 @@ import dev.sharedarrays.internal.kernel.Op;
 
 /**
  * In-place arithmetic of a {@link SharedNDArray} with a scalar or with another array of the
- * same dtype and shape (or, for contiguous arrays, as many elements), under the array's write
+ * same dtype whose shape broadcasts to this one by numpy's rule (or, for contiguous arrays, with
+ * as many elements); {@link Arithmetic} has the out-of-place forms. Runs under the array's write
  * lock (and the operand's read lock, taken in the order of array id). Integer arithmetic wraps
  * and divides by floor division; an integer scalar must fit the element type
  * ({@link IllegalArgumentException}); a zero integer divisor is an {@link ArithmeticException}
@@ -35,7 +36,7 @@ public sealed interface InPlaceArithmetic<T extends DType<T>> permits SharedNDAr
     }
 
     /** Divides every element by a scalar, in place (IEEE for floats: x/0 is ±inf or NaN). */
-    default void div(double value) {
+    default void divide(double value) {
         self().scalar(Op.DIV, value);
     }
 
@@ -59,7 +60,7 @@ public sealed interface InPlaceArithmetic<T extends DType<T>> permits SharedNDAr
      *
      * @throws ArithmeticException if {@code value == 0} for an integer array (nothing is written)
      */
-    default void div(long value) {
+    default void divide(long value) {
         self().scalar(Op.DIV, value);
     }
 
@@ -67,7 +68,7 @@ public sealed interface InPlaceArithmetic<T extends DType<T>> permits SharedNDAr
      * Adds another array element-wise, in place.
      *
      * @throws DTypeMismatchException if {@code other.dtype() != dtype()}
-     * @throws ShapeMismatchException if the shapes differ (and, for contiguous arrays, the sizes)
+     * @throws ShapeMismatchException if other's shape does not broadcast to this shape (numpy's rule)
      */
     default void add(SharedNDArray<T> other) {
         self().binary(Op.ADD, other);
@@ -88,7 +89,7 @@ public sealed interface InPlaceArithmetic<T extends DType<T>> permits SharedNDAr
      *
      * @throws ArithmeticException if an integer divisor element is 0 (nothing is written)
      */
-    default void div(SharedNDArray<T> other) {
+    default void divide(SharedNDArray<T> other) {
         self().binary(Op.DIV, other);
     }
 }

@@ -35,7 +35,7 @@ class ArrayErrorsTest : FunSpec({
             SharedArrays.create(I32.TYPE, longArrayOf(3), opts).use { b ->
                 @Suppress("UNCHECKED_CAST")
                 val e = shouldThrow<DTypeMismatchException> { a.add(b as SharedNDArray<F64>) }
-                e.message shouldBe "cannot add a I32 array into a F64 array: dtypes differ (<f8 vs <i4)"
+                e.message shouldBe "cannot add a I32 array into a F64 array: dtypes differ (<f8 vs <i4); convert one with astype"
             }
         }
     }
@@ -44,7 +44,7 @@ class ArrayErrorsTest : FunSpec({
         SharedArrays.create(F64.TYPE, longArrayOf(2, 3), opts).use { a ->
             SharedArrays.create(F64.TYPE, longArrayOf(3, 3), opts).use { b ->
                 shouldThrow<ShapeMismatchException> { a.add(b) }.message shouldBe
-                    "cannot add arrays of shapes [2, 3] and [3, 3] (sizes 6 and 9)"
+                    "cannot add arrays of shapes [2, 3] and [3, 3] in place: the right side must broadcast to the left's shape (numpy's rule: trailing dimensions equal or 1)"
                 shouldThrow<ShapeMismatchException> { a.transpose().mul(b.slice(0, 0, 2, 1).transpose().slice(0, 0, 2, 1)) }
                     .message shouldStartWith "cannot multiply arrays of shapes [3, 2] and [2, 2]"
             }
@@ -86,15 +86,15 @@ class ArrayErrorsTest : FunSpec({
         shouldThrow<IllegalStateException> { w.sum() }
     }
 
-    test("toString is numpy-like and elides large arrays") {
+    test("toString prints the values as numpy's str(a) and elides large arrays") {
         SharedArrays.create(I32.TYPE, longArrayOf(2, 3), opts).use { a ->
             a.copyFrom(intArrayOf(1, 2, 3, 4, 5, 6))
-            a.toString().substringAfter("\n") shouldBe "[[1, 2, 3],\n [4, 5, 6]]"
+            a.toString().substringAfter("\n") shouldBe "[[1 2 3]\n [4 5 6]]"
             a.toString() shouldStartWith "SharedNDArray(I32, shape=[2, 3], anonymous://"
         }
         SharedArrays.create(F64.TYPE, longArrayOf(2000), opts).use { a ->
             for (i in 0 until 2000L) a.setDouble(i, i.toDouble())
-            a.toString().substringAfter("\n") shouldBe "[0.0, 1.0, 2.0, ..., 1997.0, 1998.0, 1999.0]"
+            a.toString().substringAfter("\n") shouldBe "[0.000e+00 1.000e+00 2.000e+00 ... 1.997e+03 1.998e+03 1.999e+03]"
         }
     }
 })

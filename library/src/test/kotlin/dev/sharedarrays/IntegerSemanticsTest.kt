@@ -71,7 +71,7 @@ class IntegerSemanticsTest : FunSpec({
             a.maxAsLong() shouldBe -1L     // the unsigned maximum, as bits
             a.minAsLong() shouldBe 5
             a.toList()[0] shouldBe BigInteger("18446744073709551615")
-            a.div(2)
+            a.divide(2)
             a.getUnsigned(0) shouldBe BigInteger("9223372036854775807")
         }
     }
@@ -79,13 +79,13 @@ class IntegerSemanticsTest : FunSpec({
     test("integer division is floor division; by zero it is refused before anything is written") {
         arr(I32.TYPE, 4).use { a ->
             a.copyFrom(intArrayOf(7, -7, 6, -1))
-            a.div(2)
+            a.divide(2)
             a.toLongArray().toList() shouldBe listOf(3L, -4L, 3L, -1L)
-            shouldThrow<ArithmeticException> { a.div(0) }.message shouldBe
+            shouldThrow<ArithmeticException> { a.divide(0) }.message shouldBe
                 "integer division by zero: I32 array divided by 0; nothing was written"
             arr(I32.TYPE, 4).use { b ->
                 b.copyFrom(intArrayOf(1, 1, 0, 1))
-                shouldThrow<ArithmeticException> { a.div(b) }.message shouldContain "divisor I32 array has a zero element"
+                shouldThrow<ArithmeticException> { a.divide(b) }.message shouldContain "divisor I32 array has a zero element"
                 a.toLongArray().toList() shouldBe listOf(3L, -4L, 3L, -1L)
             }
         }

@@ -176,15 +176,15 @@ class NumpyCrossCheckTest : FunSpec({
                                 if (op.scalar != null) {
                                     if (t.isFloatingPoint) {
                                         val s = op.scalar.toDouble()
-                                        when (code) { 0 -> tv.add(s); 1 -> tv.sub(s); 2 -> tv.mul(s); else -> tv.div(s) }
+                                        when (code) { 0 -> tv.add(s); 1 -> tv.sub(s); 2 -> tv.mul(s); else -> tv.divide(s) }
                                     } else {
                                         val s = op.scalar.toLong()
-                                        when (code) { 0 -> tv.add(s); 1 -> tv.sub(s); 2 -> tv.mul(s); else -> tv.div(s) }
+                                        when (code) { 0 -> tv.add(s); 1 -> tv.sub(s); 2 -> tv.mul(s); else -> tv.divide(s) }
                                     }
                                 } else {
                                     @Suppress("UNCHECKED_CAST")
                                     val o = w as SharedNDArray<F64>
-                                    when (code) { 0 -> tv.add(o); 1 -> tv.sub(o); 2 -> tv.mul(o); else -> tv.div(o) }
+                                    when (code) { 0 -> tv.add(o); 1 -> tv.sub(o); 2 -> tv.mul(o); else -> tv.divide(o) }
                                 }
                             }
                         }

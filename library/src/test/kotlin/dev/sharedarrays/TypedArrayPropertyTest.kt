@@ -278,11 +278,11 @@ class TypedArrayPropertyTest : FunSpec({
                 val op = RefOp.entries[rnd.nextInt(4)]
                 if (dtype.isFloatingPoint) {
                     val s = if (op == RefOp.DIV && rnd.nextInt(10) == 0) 0.0 else randomFloat()
-                    when (op) { RefOp.ADD -> view.add(s); RefOp.SUB -> view.sub(s); RefOp.MUL -> view.mul(s); else -> view.div(s) }
+                    when (op) { RefOp.ADD -> view.add(s); RefOp.SUB -> view.sub(s); RefOp.MUL -> view.mul(s); else -> view.divide(s) }
                     rview.positions.forEach { p -> ref.set(p, RefMath.floatOp(dtype, op, ref.floats[p], s)) }
                 } else {
                     val s = randomScalar(nonZero = op == RefOp.DIV)
-                    when (op) { RefOp.ADD -> view.add(s); RefOp.SUB -> view.sub(s); RefOp.MUL -> view.mul(s); else -> view.div(s) }
+                    when (op) { RefOp.ADD -> view.add(s); RefOp.SUB -> view.sub(s); RefOp.MUL -> view.mul(s); else -> view.divide(s) }
                     rview.positions.forEach { p -> ref.set(p, RefMath.intOp(dtype, op, ref.ints[p], s)) }
                 }
                 checkBase()
@@ -313,13 +313,13 @@ class TypedArrayPropertyTest : FunSpec({
         val intZero = !dtype.isFloatingPoint && op == RefOp.DIV && otherValues.any { it == 0L }
         if (intZero) {
             val before = RefView.whole(ref).values()
-            io.kotest.assertions.throwables.shouldThrow<ArithmeticException> { view.typed<F64>().div(other.typed()) }
+            io.kotest.assertions.throwables.shouldThrow<ArithmeticException> { view.typed<F64>().divide(other.typed()) }
             sameValues(libValues(base), before) // nothing written
             return
         }
         val a = view.typed<F64>()
         val b = other.typed<F64>()
-        when (op) { RefOp.ADD -> a.add(b); RefOp.SUB -> a.sub(b); RefOp.MUL -> a.mul(b); RefOp.DIV -> a.div(b); RefOp.COPY -> a.copyFrom(b) }
+        when (op) { RefOp.ADD -> a.add(b); RefOp.SUB -> a.sub(b); RefOp.MUL -> a.mul(b); RefOp.DIV -> a.divide(b); RefOp.COPY -> a.copyFrom(b) }
         rview.positions.forEachIndexed { k, p ->
             val y = otherValues[k]
             if (op == RefOp.COPY) ref.set(p, y)

@@ -25,7 +25,7 @@ public operator fun <T : DType<T>> SharedNDArray<T>.minusAssign(other: SharedNDA
 public operator fun <T : DType<T>> SharedNDArray<T>.timesAssign(other: SharedNDArray<T>): Unit = mul(other)
 
 /** Divides by [other] element-wise, in place (floor division for integer arrays). */
-public operator fun <T : DType<T>> SharedNDArray<T>.divAssign(other: SharedNDArray<T>): Unit = div(other)
+public operator fun <T : DType<T>> SharedNDArray<T>.divAssign(other: SharedNDArray<T>): Unit = divide(other)
 
 /** Adds a scalar to every element, in place. */
 public operator fun <T : DType<T>> SharedNDArray<T>.plusAssign(x: Number): Unit = scalar(x, ::add, ::add)
@@ -37,4 +37,46 @@ public operator fun <T : DType<T>> SharedNDArray<T>.minusAssign(x: Number): Unit
 public operator fun <T : DType<T>> SharedNDArray<T>.timesAssign(x: Number): Unit = scalar(x, ::mul, ::mul)
 
 /** Divides every element by a scalar, in place (floor division for integer arrays). */
-public operator fun <T : DType<T>> SharedNDArray<T>.divAssign(x: Number): Unit = scalar(x, ::div, ::div)
+public operator fun <T : DType<T>> SharedNDArray<T>.divAssign(x: Number): Unit = scalar(x, ::divide, ::divide)
+
+// Out-of-place arithmetic, as numpy's c = a + b: a new process-local array (no file, freed by the
+// garbage collector; share() copies it into shared memory). Arrays broadcast by numpy's rule, so a
+// row adds to every row of a matrix. Java's plus/minus/times members serve a + b, a - 1.0, a * 2;
+// these add division, negation and a scalar on the left. Declare arrays with val: for a var,
+// Kotlin cannot choose between a = a + b and the in-place a += b.
+
+/** Divides element-wise into a new array, broadcast (floor division for integer arrays). */
+public operator fun <T : DType<T>> SharedNDArray<T>.div(other: SharedNDArray<T>): SharedNDArray<T> = dividedBy(other)
+
+/** Adds a scalar of any Kotlin number type into a new array. */
+public operator fun <T : DType<T>> SharedNDArray<T>.plus(x: Number): SharedNDArray<T> =
+    if (x is Double || x is Float) plus(x.toDouble()) else plus(x.toLong())
+
+/** Subtracts a scalar into a new array. */
+public operator fun <T : DType<T>> SharedNDArray<T>.minus(x: Number): SharedNDArray<T> =
+    if (x is Double || x is Float) minus(x.toDouble()) else minus(x.toLong())
+
+/** Multiplies by a scalar into a new array. */
+public operator fun <T : DType<T>> SharedNDArray<T>.times(x: Number): SharedNDArray<T> =
+    if (x is Double || x is Float) times(x.toDouble()) else times(x.toLong())
+
+/** Divides by a scalar into a new array (floor division for integer arrays). */
+public operator fun <T : DType<T>> SharedNDArray<T>.div(x: Number): SharedNDArray<T> =
+    if (x is Double || x is Float) dividedBy(x.toDouble()) else dividedBy(x.toLong())
+
+/** The negated elements in a new array (integers wrap, as numpy's negative). */
+public operator fun <T : DType<T>> SharedNDArray<T>.unaryMinus(): SharedNDArray<T> = negate()
+
+/** `2.0 + a`: the scalar added to every element, in a new array. */
+public operator fun <T : DType<T>> Number.plus(a: SharedNDArray<T>): SharedNDArray<T> = a + this
+
+/** `2.0 - a`: the scalar minus every element, in a new array. */
+public operator fun <T : DType<T>> Number.minus(a: SharedNDArray<T>): SharedNDArray<T> =
+    if (this is Double || this is Float) a.subtractedFrom(toDouble()) else a.subtractedFrom(toLong())
+
+/** `2.0 * a`: every element times the scalar, in a new array. */
+public operator fun <T : DType<T>> Number.times(a: SharedNDArray<T>): SharedNDArray<T> = a * this
+
+/** `1.0 / a`: the scalar divided by every element, in a new array (floor division for integer arrays). */
+public operator fun <T : DType<T>> Number.div(a: SharedNDArray<T>): SharedNDArray<T> =
+    if (this is Double || this is Float) a.dividing(toDouble()) else a.dividing(toLong())

@@ -20,6 +20,7 @@ public final class InPlace {
 
     /** element = element (op) value. */
     public static void scalar(ElementType t, Op op, MemorySegment d, StridedLayout l, double value) {
+        checkArithmetic(t, op);
         if (t.isFloatingPoint()) {
             Loops.scalar(t, op, d, l, value, 0);
             return;
@@ -33,6 +34,7 @@ public final class InPlace {
 
     /** element = element (op) value; integer arrays wrap. */
     public static void scalar(ElementType t, Op op, MemorySegment d, StridedLayout l, long value) {
+        checkArithmetic(t, op);
         if (!t.isFloatingPoint()) {
             checkRange(t, value);
             if (op == Op.DIV && value == 0) {
@@ -40,6 +42,18 @@ public final class InPlace {
             }
         }
         Loops.scalar(t, op, d, l, (double) value, value);
+    }
+
+    /**
+     * BOOL arrays copy but have no arithmetic.
+     *
+     * @throws DTypeMismatchException if {@code t.isBool() && op != Op.ASSIGN}
+     */
+    public static void checkArithmetic(ElementType t, Op op) {
+        if (t.isBool() && op != Op.ASSIGN) {
+            throw new DTypeMismatchException("cannot " + op.verb() + " BOOL arrays: Bool has no arithmetic; use the logical"
+                    + " and/or/xor/not, or convert to a number type first");
+        }
     }
 
     /**
@@ -55,32 +69,36 @@ public final class InPlace {
     }
 
     /**
-     * The layout to read b through for {@code a (op)= b}: b's own when the shapes are equal, b's
-     * reshaped to a's when both are contiguous with as many elements.
+     * The layout to read b through for {@code a (op)= b}: b's broadcast to a's shape by numpy's
+     * rule (b may have fewer axes, and axes of length 1 stretch), or b's reshaped to a's when
+     * both are contiguous with as many elements.
      *
-     * @throws DTypeMismatchException if {@code at != bt}
-     * @throws ShapeMismatchException if the shapes differ otherwise
+     * @throws DTypeMismatchException if {@code at != bt}, or if they are BOOL and op is arithmetic
+     * @throws ShapeMismatchException if b's shape neither broadcasts to a's nor has as many elements
      */
     public static StridedLayout operand(Op op, ElementType at, StridedLayout la, ElementType bt, StridedLayout lb) {
+        checkArithmetic(at, op);
         if (at != bt) {
             throw new DTypeMismatchException("cannot " + op.verb() + " a " + bt + " array into a " + at
-                    + " array: dtypes differ (" + at.descr() + " vs " + bt.descr() + ")");
+                    + " array: dtypes differ (" + at.descr() + " vs " + bt.descr() + "); convert one with astype");
         }
-        if (Arrays.equals(la.shape(), lb.shape())) {
-            return lb;
+        StridedLayout broadcast = lb.broadcastTo(la.shape());
+        if (broadcast != null) {
+            return broadcast;
         }
         boolean contiguous = la.isContiguous() && lb.isContiguous();
         if (contiguous && la.size() == lb.size()) {
             return lb.reshape(la.shape());
         }
         throw new ShapeMismatchException("cannot " + op.verb() + " arrays of shapes " + Arrays.toString(la.shape())
-                + " and " + Arrays.toString(lb.shape()) + (contiguous
-                ? " (sizes " + la.size() + " and " + lb.size() + ")" : "; non-contiguous views must have equal shapes"));
+                + " and " + Arrays.toString(lb.shape()) + " in place: the right side must broadcast to the left's shape"
+                + " (numpy's rule: trailing dimensions equal or 1)");
     }
 
     /** a = a (op) b element by element (same shapes); {@code sameArray} if both view one array. */
     public static void binary(ElementType t, Op op, MemorySegment a, StridedLayout la, MemorySegment b, StridedLayout lb,
                               boolean sameArray) {
+        checkArithmetic(t, op);
         if (op == Op.DIV && !t.isFloatingPoint() && Loops.anyZero(t, b, lb)) {
             throw new ArithmeticException("integer division by zero: the divisor " + t + " array has a zero element; nothing was written");
         }

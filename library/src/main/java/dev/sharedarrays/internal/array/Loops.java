@@ -116,7 +116,18 @@ public final class Loops {
     }
 
     public static void binary(ElementType t, Op op, MemorySegment a, StridedLayout la, MemorySegment b, StridedLayout lb) {
-        rows(la, lb, t.itemSize(), (ao, as, bo, bs, n) -> Kernels.binary(t, op, a, ao, as, b, bo, bs, n));
+        rows(la, lb, t.itemSize(), (ao, as, bo, bs, n) -> {
+            if (bs == 0 && n > 1 && op != Op.ASSIGN) {
+                // a broadcast operand repeats one element along the row: the scalar loop is the fast one
+                long i = bo / t.itemSize();
+                Kernels.scalar(t, op, a, ao, as, n, ElementCodec.getDouble(t, b, i), ElementCodec.getLong(t, b, i));
+            } else if (bs == 0 && n > 1) {
+                long i = bo / t.itemSize();
+                Kernels.fill(t, a, ao, as, n, ElementCodec.getDouble(t, b, i), ElementCodec.getLong(t, b, i));
+            } else {
+                Kernels.binary(t, op, a, ao, as, b, bo, bs, n);
+            }
+        });
     }
 
     /** SUM, MIN or MAX of a float layout. */

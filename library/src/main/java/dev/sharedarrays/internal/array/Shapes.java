@@ -20,6 +20,28 @@ public final class Shapes {
         return n;
     }
 
+    /**
+     * The shape two operands broadcast to, by numpy's rule: align the trailing axes; each pair of
+     * dimensions must be equal or one of them 1.
+     *
+     * @throws ShapeMismatchException naming both shapes if they do not broadcast
+     */
+    public static long[] broadcast(long[] a, long[] b) {
+        int n = Math.max(a.length, b.length);
+        long[] out = new long[n];
+        for (int i = 1; i <= n; i++) {
+            long x = i <= a.length ? a[a.length - i] : 1;
+            long y = i <= b.length ? b[b.length - i] : 1;
+            if (x != y && x != 1 && y != 1) {
+                throw new ShapeMismatchException("shapes " + Arrays.toString(a) + " and " + Arrays.toString(b)
+                        + " do not broadcast: axis " + (n - i) + " of the result would be " + x + " and " + y
+                        + " (numpy's rule: trailing dimensions equal or 1)");
+            }
+            out[n - i] = x == 1 ? y : x;
+        }
+        return out;
+    }
+
     /** The shape without axis {@code axis}. */
     public static long[] removeAxis(long[] shape, int axis) {
         long[] out = new long[shape.length - 1];

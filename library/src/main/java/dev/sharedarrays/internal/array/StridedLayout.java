@@ -8,6 +8,29 @@ import java.util.Arrays;
  */
 public record StridedLayout(long offset, long[] shape, long[] strides) {
 
+    /**
+     * This layout read as {@code target}'s shape by numpy's broadcasting: leading axes added and
+     * axes of length 1 stretched, both with stride 0; null if it does not broadcast to exactly
+     * {@code target}.
+     */
+    public StridedLayout broadcastTo(long[] target) {
+        int extra = target.length - shape.length;
+        if (extra < 0) {
+            return null;
+        }
+        long[] st = new long[target.length];
+        for (int i = 0; i < shape.length; i++) {
+            long d = shape[i];
+            long want = target[extra + i];
+            if (d == want) {
+                st[extra + i] = strides[i];
+            } else if (d != 1) {
+                return null;
+            }
+        }
+        return new StridedLayout(offset, target.clone(), st);
+    }
+
     /** The row-major layout of a whole array. */
     public static StridedLayout contiguous(long[] shape) {
         long[] strides = new long[shape.length];

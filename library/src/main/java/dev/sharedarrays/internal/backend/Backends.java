@@ -1,6 +1,9 @@
 package dev.sharedarrays.internal.backend;
 
+import dev.sharedarrays.internal.os.Proc;
+import dev.sharedarrays.internal.segment.ControlBlock;
 import dev.sharedarrays.internal.segment.Segment;
+import dev.sharedarrays.internal.segment.SegmentDescriptor;
 import dev.sharedarrays.internal.segment.SegmentFacts;
 import dev.sharedarrays.internal.segment.Sweeper;
 
@@ -9,13 +12,16 @@ import dev.sharedarrays.AttachOptions;
 import dev.sharedarrays.Backend;
 import dev.sharedarrays.CreateOptions;
 import dev.sharedarrays.DType;
+import dev.sharedarrays.Lifetime;
 import dev.sharedarrays.SegmentInfo;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.function.BiConsumer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * The four backends, and the one place that picks a backend for an enum value or a handle.
@@ -48,6 +54,27 @@ public final class Backends {
         SegmentFacts facts = SegmentFacts.forNew(dtype, shape, options.lifetime(), kind);
         AutoSweep.maybeStart();
         return of(kind).create(facts, options, data);
+    }
+
+    /**
+     * A process-local array (see {@link LocalMemory}), zero-filled if {@code zeroed}, else of
+     * any content (for results that write every element): no file, nothing to close;
+     * its handle names it only to say it cannot be attached.
+     *
+     * @throws IllegalArgumentException if the shape is not a valid array shape
+     */
+    public static Segment createLocal(DType<?> dtype, long[] shape, boolean zeroed) {
+        SegmentFacts facts = SegmentFacts.forNew(dtype, shape, Lifetime.OWNER, Backend.ANONYMOUS);
+        MemorySegment meta = Arena.ofAuto().allocate(SegmentDescriptor.DATA_OFFSET + SegmentDescriptor.CONTROL_SIZE, 64);
+        MemorySegment control = meta.asSlice(SegmentDescriptor.DATA_OFFSET);
+        ControlBlock.initialize(meta, control, facts);
+        return Segment.local(facts, LocalMemory.allocate(facts.dataLength(), zeroed), control,
+                ArrayHandle.anonymous(Proc.selfPid(), OptionalLong.of(facts.id())));
+    }
+
+    /** Bytes of process-local arrays in mappings (the large ones) this process has not yet freed. */
+    public static long localBytes() {
+        return LocalMemory.live();
     }
 
     /** Attaches the segment a handle names, trusting only this user's segments. */

@@ -43,6 +43,8 @@ public final class Segment {
     private final SegmentKey key;
     /** The identity of the file behind fd (or at path when this view has no fd); null for anonymous. */
     private final FileStat stat;
+    /** A process-local array: no name, not in the registry, its lock its own, its memory freed by the GC. */
+    private final boolean local;
     private volatile int fd;
     private volatile boolean closed;
 
@@ -57,25 +59,41 @@ public final class Segment {
      */
     public Segment(SegmentFacts facts, boolean owner, Arena arena, MemorySegment all,
             Path path, int fd, ArrayHandle handle, int slot) {
-        this(facts, owner, arena, all, path, fd, handle, slot, identity(fd, path));
+        this(facts, owner, arena, all, all.asSlice(SegmentDescriptor.DATA_OFFSET, facts.dataLength()),
+                all.asSlice(all.byteSize() - SegmentDescriptor.CONTROL_SIZE, SegmentDescriptor.CONTROL_SIZE),
+                path, fd, handle, slot, identity(fd, path), false);
     }
 
-    private Segment(SegmentFacts facts, boolean owner, Arena arena, MemorySegment all,
-            Path path, int fd, ArrayHandle handle, int slot, FileStat stat) {
+    /**
+     * A process-local array's segment: its elements and control block are memory the garbage
+     * collector frees (heap or an automatic arena). Closing it only marks it closed, and nothing
+     * outside this object refers to it, so the collector frees it.
+     */
+    public static Segment local(SegmentFacts facts, MemorySegment data, MemorySegment control, ArrayHandle handle) {
+        return new Segment(facts, true, null, data, data, control, null, -1, handle, -1, null, true);
+    }
+
+    private Segment(SegmentFacts facts, boolean owner, Arena arena, MemorySegment all, MemorySegment data,
+            MemorySegment control, Path path, int fd, ArrayHandle handle, int slot, FileStat stat, boolean local) {
         this.facts = facts;
         this.owner = owner;
         this.arena = arena;
         this.all = all;
-        this.data = all.asSlice(SegmentDescriptor.DATA_OFFSET, facts.dataLength());
-        this.control = all.asSlice(all.byteSize() - SegmentDescriptor.CONTROL_SIZE, SegmentDescriptor.CONTROL_SIZE);
+        this.data = data;
+        this.control = control;
         this.path = path;
         this.fd = fd;
         this.handle = handle;
         this.slot = slot;
         this.stat = stat;
         this.key = stat != null ? SegmentKey.of(stat) : SegmentKey.ofId(facts.id());
-        this.lock = ArrayLock.retain(key);
-        Registry.add(this);
+        this.local = local;
+        if (local) {
+            this.lock = ArrayLock.unshared();
+        } else {
+            this.lock = ArrayLock.retain(key);
+            Registry.add(this);
+        }
     }
 
     /** The file behind fd, else the file at path (a view without a descriptor), else null. */
@@ -90,7 +108,7 @@ public final class Segment {
     public Segment borrow() {
         checkOpen();
         // the same scope as ours: when the owner unmaps, the view fails cleanly instead of faulting
-        return new Segment(facts, false, null, all, path, -1, handle, -1, stat);
+        return new Segment(facts, false, null, all, data, control, path, -1, handle, -1, stat, false);
     }
 
     /** What this process's in-process state of the segment (its lock) is keyed by. */
@@ -108,6 +126,11 @@ public final class Segment {
 
     public boolean isOwner() {
         return owner;
+    }
+
+    /** True for a process-local array (see {@link #local}). */
+    public boolean isLocal() {
+        return local;
     }
 
     public ArrayHandle handle() {
@@ -307,6 +330,9 @@ public final class Segment {
             }
         }
         closed = true;
+        if (local) {
+            return;
+        }
         Registry.remove(this);
         ArrayLock.release(key);
         try {

@@ -65,6 +65,11 @@ public final class ArrayLock {
         LOCKS.computeIfPresent(key, (k, v) -> --v.refs == 0 ? null : v);
     }
 
+    /** A lock of its own for a process-local array, which no other segment object shares. */
+    public static ArrayLock unshared() {
+        return new ArrayLock();
+    }
+
     /** The lock of a segment without a file, by array id; pair with {@link #release(long)}. */
     public static ArrayLock retain(long id) {
         return retain(SegmentKey.ofId(id));

@@ -1,0 +1,183 @@
+package dev.sharedarrays;
+
+import dev.sharedarrays.internal.array.ElementCodec;
+import dev.sharedarrays.internal.array.InPlace;
+import dev.sharedarrays.internal.array.Loops;
+import dev.sharedarrays.internal.array.Shapes;
+import dev.sharedarrays.internal.array.StridedLayout;
+import dev.sharedarrays.internal.kernel.Op;
+import java.util.function.Supplier;
+
+/**
+ * Out-of-place arithmetic of a {@link SharedNDArray}, numpy's {@code a + b}: each result is a
+ * new process-local array of the same element type (see {@link Conversions#isLocal()}), and the
+ * operands are left as they were. Two arrays broadcast by numpy's rule (trailing dimensions
+ * equal or 1), so a row adds to every row of a matrix. Integer arrays follow the in-place rules
+ * of {@link InPlaceArithmetic}: they wrap, divide with floor division (numpy's {@code //}), refuse
+ * a zero divisor, and take scalars that fit their type; a float scalar must be a whole number
+ * (numpy would promote to float64: {@code astype(F64.TYPE)} first). The operands' read locks
+ * are held while the result is computed.
+ *
+ * @param <T> the element type marker
+ */
+public sealed interface Arithmetic<T extends DType<T>> permits SharedNDArray {
+
+    private SharedNDArray<T> self() {
+        return (SharedNDArray<T>) this;
+    }
+
+    /**
+     * {@code this + other}, broadcast.
+     *
+     * @throws ShapeMismatchException naming both shapes if they do not broadcast
+     * @throws DTypeMismatchException if the element types differ
+     */
+    default SharedNDArray<T> plus(SharedNDArray<T> other) {
+        return combine(Op.ADD, other);
+    }
+
+    /** {@code this - other}, broadcast; as {@link #plus(SharedNDArray)}. */
+    default SharedNDArray<T> minus(SharedNDArray<T> other) {
+        return combine(Op.SUB, other);
+    }
+
+    /** {@code this * other}, broadcast; as {@link #plus(SharedNDArray)}. */
+    default SharedNDArray<T> times(SharedNDArray<T> other) {
+        return combine(Op.MUL, other);
+    }
+
+    /**
+     * {@code this / other}, broadcast (floor division for integer arrays); as {@link #plus(SharedNDArray)}.
+     *
+     * @throws ArithmeticException if an integer divisor element is 0
+     */
+    default SharedNDArray<T> dividedBy(SharedNDArray<T> other) {
+        return combine(Op.DIV, other);
+    }
+
+    /** {@code this + value}. */
+    default SharedNDArray<T> plus(double value) {
+        return withScalar(out -> out.add(value));
+    }
+
+    /** {@code this - value}. */
+    default SharedNDArray<T> minus(double value) {
+        return withScalar(out -> out.sub(value));
+    }
+
+    /** {@code this * value}. */
+    default SharedNDArray<T> times(double value) {
+        return withScalar(out -> out.mul(value));
+    }
+
+    /** {@code this / value} (floor division for integer arrays). */
+    default SharedNDArray<T> dividedBy(double value) {
+        return withScalar(out -> out.divide(value));
+    }
+
+    /** {@code this + value}; the value must fit an integer element type. */
+    default SharedNDArray<T> plus(long value) {
+        return withScalar(out -> out.add(value));
+    }
+
+    /** {@code this - value}. */
+    default SharedNDArray<T> minus(long value) {
+        return withScalar(out -> out.sub(value));
+    }
+
+    /** {@code this * value}. */
+    default SharedNDArray<T> times(long value) {
+        return withScalar(out -> out.mul(value));
+    }
+
+    /** {@code this / value} (floor division for integer arrays). */
+    default SharedNDArray<T> dividedBy(long value) {
+        return withScalar(out -> out.divide(value));
+    }
+
+    /** {@code value - this} (numpy's reflected subtract). */
+    default SharedNDArray<T> subtractedFrom(double value) {
+        return reflected(Op.SUB, value, 0, false);
+    }
+
+    /** {@code value - this}. */
+    default SharedNDArray<T> subtractedFrom(long value) {
+        return reflected(Op.SUB, 0, value, true);
+    }
+
+    /** {@code value / this} (floor division for integer arrays). */
+    default SharedNDArray<T> dividing(double value) {
+        return reflected(Op.DIV, value, 0, false);
+    }
+
+    /** {@code value / this}. */
+    default SharedNDArray<T> dividing(long value) {
+        return reflected(Op.DIV, 0, value, true);
+    }
+
+    /** {@code -this}: floats flip their sign (-0.0 too), integers wrap (numpy's negative). */
+    default SharedNDArray<T> negate() {
+        SharedNDArray<T> a = self();
+        if (a.type().isFloatingPoint()) {
+            return withScalar(out -> out.mul(-1.0));
+        }
+        return reflected(Op.SUB, 0, 0, true);
+    }
+
+    private SharedNDArray<T> combine(Op op, SharedNDArray<T> other) {
+        SharedNDArray<T> a = self();
+        if (a.type() != other.type()) {
+            throw new DTypeMismatchException("cannot " + op.verb() + " a " + other.dtype() + " array and a " + a.dtype()
+                    + " array: dtypes differ (" + other.dtype().descr() + " vs " + a.dtype().descr() + "); convert one with astype");
+        }
+        long[] shape = Shapes.broadcast(a.layout().shape(), other.layout().shape());
+        return readingBoth(a, other, () -> {
+            SharedNDArray<T> out = Local.empty(a.dtype(), shape);
+            StridedLayout la = a.layout().broadcastTo(shape);
+            StridedLayout lb = other.layout().broadcastTo(shape);
+            Loops.binary(a.type(), Op.ASSIGN, out.mem(), out.layout(), a.mem(), la);
+            InPlace.binary(a.type(), op, out.mem(), out.layout(), other.mem(), lb, false);
+            return out;
+        });
+    }
+
+    private SharedNDArray<T> withScalar(java.util.function.Consumer<SharedNDArray<T>> op) {
+        SharedNDArray<T> out = self().copy();
+        op.accept(out);
+        return out;
+    }
+
+    private SharedNDArray<T> reflected(Op op, double dv, long lv, boolean isLong) {
+        SharedNDArray<T> a = self();
+        double d = isLong ? lv : dv;
+        long l = lv;
+        if (!a.type().isFloatingPoint()) {
+            if (!isLong && (dv != Math.rint(dv) || Double.isInfinite(dv))) {
+                throw new DTypeMismatchException("cannot combine " + a.dtype() + " elements with the float " + dv
+                        + " (numpy would give float64): call astype(F64.TYPE) first, or pass a whole number");
+            }
+            l = isLong ? lv : ElementCodec.toLongBits(a.type(), dv);
+            InPlace.checkRange(a.type(), l);
+        }
+        double fd = d;
+        long fl = l;
+        return a.locks().read(() -> {
+            a.checkOpen();
+            SharedNDArray<T> out = Local.empty(a.dtype(), a.layout().shape());
+            Loops.fill(a.type(), out.mem(), out.layout(), fd, fl);
+            InPlace.binary(a.type(), op, out.mem(), out.layout(), a.mem(), a.layout(), false);
+            return out;
+        });
+    }
+
+    /** Runs body holding both read locks, taken in the order of array id. */
+    private static <R> R readingBoth(SharedNDArray<?> a, SharedNDArray<?> b, Supplier<R> body) {
+        SharedNDArray<?> first = Long.compareUnsigned(a.id(), b.id()) <= 0 ? a : b;
+        SharedNDArray<?> second = first == a ? b : a;
+        return first.locks().read(() -> second.locks().read(() -> {
+            a.checkOpen();
+            b.checkOpen();
+            return body.get();
+        }));
+    }
+}

@@ -1,0 +1,61 @@
+package dev.sharedarrays;
+
+import dev.sharedarrays.internal.array.Casts;
+import dev.sharedarrays.internal.array.Loops;
+import dev.sharedarrays.internal.kernel.Op;
+
+/**
+ * Copies of a {@link SharedNDArray} into another element type or another kind of memory:
+ * process-local arrays (anonymous memory the garbage collector frees, see {@link #isLocal()})
+ * and shared ones (a segment other processes attach). Each copy takes the source's read lock.
+ *
+ * @param <T> the element type marker
+ */
+public sealed interface Conversions<T extends DType<T>> permits SharedNDArray {
+
+    private SharedNDArray<T> self() {
+        return (SharedNDArray<T>) this;
+    }
+
+    /**
+     * True for a process-local array or a view of one: results of out-of-place operations,
+     * per-axis reductions, {@link #astype}, {@code copy()}, the factories and
+     * {@code SharedArrays.load(path)}. It has no file and nothing to close: the garbage collector
+     * frees it. Other processes cannot attach it; {@link #share()} copies it into one they can.
+     */
+    default boolean isLocal() {
+        return self().segment().isLocal();
+    }
+
+    /** A copy in a new shared array of this process's backend with a generated name, which the caller closes. */
+    default SharedNDArray<T> share() {
+        return share(CreateOptions.defaults());
+    }
+
+    /** A copy in a new shared array created as {@code options} say, which the caller closes. */
+    default SharedNDArray<T> share(CreateOptions options) {
+        return self().copy(options);
+    }
+
+    /**
+     * A process-local copy with elements of type {@code dtype}, by numpy's casts: floats to
+     * integers truncate toward zero, integers wrap to the target's width, integers to floats
+     * round to nearest. A copy even when {@code dtype == dtype()}.
+     *
+     * @throws ArithmeticException naming the first offending flat index if a float element is
+     *         NaN, infinite or outside the integer target's range (numpy stores an undefined value)
+     */
+    default <U extends DType<U>> SharedNDArray<U> astype(U dtype) {
+        SharedNDArray<T> a = self();
+        return a.locks().read(() -> {
+            a.checkOpen();
+            SharedNDArray<U> out = Local.empty(dtype, a.layout().shape());
+            if (dtype.elementType() == a.type()) {
+                Loops.binary(a.type(), Op.ASSIGN, out.mem(), out.layout(), a.mem(), a.layout());
+            } else {
+                Casts.cast(a.type(), a.mem(), a.layout(), dtype.elementType(), out.mem(), out.layout());
+            }
+            return out;
+        });
+    }
+}

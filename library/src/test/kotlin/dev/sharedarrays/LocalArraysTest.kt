@@ -1,0 +1,110 @@
+package dev.sharedarrays
+
+import io.kotest.assertions.throwables.shouldThrow
+import io.kotest.core.spec.style.FunSpec
+import io.kotest.matchers.shouldBe
+import io.kotest.matchers.string.shouldContain
+import java.nio.file.Files
+
+/** Process-local results (no file, freed by the GC), share(), astype, and broadcasting. */
+class LocalArraysTest : FunSpec({
+    fun shmFiles(): Set<String> = Files.list(SharedArrays.shmDirectory()).use { s -> s.map { it.fileName.toString() }.toList().toSet() }
+
+    fun rssKiB(): Long = Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))
+        .first { it.startsWith("VmRSS:") }.split(Regex("\\s+"))[1].toLong()
+
+    fun f64(vararg values: Double, shape: LongArray = longArrayOf(values.size.toLong())): SharedNDArray<F64> =
+        SharedArrays.create(F64.TYPE, *shape).also { it.copyFrom(values) }.let { shared -> shared.copy().also { shared.close() } }
+
+    test("copy() is process-local: no file, nothing to close; share() makes a shared copy") {
+        val before = shmFiles()
+        val a = f64(1.0, 2.0, 3.0)
+        a.isLocal shouldBe true
+        a.path().isPresent shouldBe false
+        shmFiles() shouldBe before
+        a.share().use { s ->
+            s.isLocal shouldBe false
+            s.toDoubleArray().toList() shouldBe listOf(1.0, 2.0, 3.0)
+            shmFiles().size shouldBe before.size + 1
+        }
+        shmFiles() shouldBe before
+        shouldThrow<SegmentNotFoundException> { SharedArrays.attach(a.handle()) }
+    }
+
+    test("out-of-place arithmetic broadcasts a row over a matrix and leaves the operands alone") {
+        val m = f64(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, shape = longArrayOf(2, 3))
+        val row = f64(10.0, 20.0, 30.0)
+        val c = m.plus(row)
+        c.shape().toList() shouldBe listOf(2L, 3L)
+        c.toDoubleArray().toList() shouldBe listOf(11.0, 22.0, 33.0, 14.0, 25.0, 36.0)
+        m.toDoubleArray().toList() shouldBe listOf(1.0, 2.0, 3.0, 4.0, 5.0, 6.0)
+        val col = f64(1.0, 2.0, shape = longArrayOf(2, 1))
+        col.times(row).toDoubleArray().toList() shouldBe listOf(10.0, 20.0, 30.0, 20.0, 40.0, 60.0)
+        m.subtractedFrom(1.0).toDoubleArray().toList() shouldBe listOf(0.0, -1.0, -2.0, -3.0, -4.0, -5.0)
+        m.negate().getDouble(5) shouldBe -6.0
+        shouldThrow<ShapeMismatchException> { m.plus(f64(1.0, 2.0)) }.message shouldBe
+            "shapes [2, 3] and [2] do not broadcast: axis 1 of the result would be 3 and 2 (numpy's rule: trailing dimensions equal or 1)"
+    }
+
+    test("in-place broadcasting: matrix += row, matrix *= column; a shape that does not fit is refused") {
+        val m = f64(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, shape = longArrayOf(2, 3))
+        m.add(f64(1.0, 1.0, 1.0))
+        m.mul(f64(2.0, 10.0, shape = longArrayOf(2, 1)))
+        m.toDoubleArray().toList() shouldBe listOf(4.0, 6.0, 8.0, 50.0, 60.0, 70.0)
+        shouldThrow<ShapeMismatchException> { f64(1.0, 2.0, 3.0).add(m) }.message shouldContain
+            "the right side must broadcast to the left's shape"
+    }
+
+    test("integer out-of-place ops wrap, floor-divide and refuse a zero divisor") {
+        val a = SharedArrays.create(I8.TYPE, 3).use { s -> s.copyFrom(byteArrayOf(-7, 100, 127)); s.copy() }
+        a.plus(1L).toLongArray().toList() shouldBe listOf(-6L, 101L, -128L)
+        a.dividedBy(2L).toLongArray().toList() shouldBe listOf(-4L, 50L, 63L)
+        a.negate().toLongArray().toList() shouldBe listOf(7L, -100L, -127L)
+        shouldThrow<ArithmeticException> { a.dividing(0L).dividedBy(a.times(0L)) }
+        shouldThrow<DTypeMismatchException> { a.plus(0.5) }.message shouldContain "whole number"
+    }
+
+    test("astype casts as numpy does and refuses NaN, infinity and out-of-range values with the index") {
+        val a = f64(-1.7, 2.9, 300.0, -0.0)
+        a.astype(I32.TYPE).toLongArray().toList() shouldBe listOf(-1L, 2L, 300L, 0L)
+        shouldThrow<ArithmeticException> { a.astype(U8.TYPE) }.message shouldBe
+            "cannot cast F64 to U8: element 0 (flat index, shape [4]) is -1.7, which has no U8 value (numpy would store an undefined one); clip or replace it first"
+        shouldThrow<ArithmeticException> { f64(1.0, Double.NaN).astype(I64.TYPE) }.message shouldContain "element 1"
+        shouldThrow<ArithmeticException> { f64(1e19).astype(I64.TYPE) }
+        f64(1e19).astype(U64.TYPE).getUnsigned(0).toString() shouldBe "10000000000000000000"
+        a.astype(F32.TYPE).getDouble(0) shouldBe (-1.7f).toDouble()
+        val i = SharedArrays.create(I32.TYPE, 2).use { s -> s.copyFrom(intArrayOf(-1, 70000)); s.copy() }
+        i.astype(U8.TYPE).toLongArray().toList() shouldBe listOf(255L, 112L)
+        i.astype(F64.TYPE).toDoubleArray().toList() shouldBe listOf(-1.0, 70000.0)
+        i.transpose().astype(I16.TYPE).toLongArray().toList() shouldBe listOf(-1L, 4464L)
+    }
+
+    test("10,000 temporaries of a 1000x1000 f64 array leave the shm directory unchanged and RSS bounded") {
+        val before = shmFiles()
+        val a = SharedArrays.create(F64.TYPE, 1000, 1000).use { s -> s.fill(1.5); s.copy() }
+        val row = a.view(Slice.index(0))
+        val start = rssKiB()
+        var peak = start
+        var check = 0.0
+        for (i in 0 until 10_000) {
+            val t = when (i % 4) {
+                0 -> a.plus(a)
+                1 -> a.times(2.0)
+                2 -> a.minus(row)
+                else -> a.negate()
+            }
+            check += t.getDouble(i.toLong())
+            if (i % 100 == 0) {
+                peak = maxOf(peak, rssKiB())
+            }
+        }
+        check shouldBe (2500 * 3.0 + 2500 * 3.0 + 0.0 - 2500 * 1.5)
+        shmFiles() shouldBe before
+        println("10,000 temporaries of 8 MB: RSS at start ${start / 1024} MiB, peak ${peak / 1024} MiB")
+        (peak - start) shouldBeLessThanKiB (3L shl 19) // 1.5 GiB: 512 MiB in use before a collection, 512 MiB cached
+    }
+})
+
+private infix fun Long.shouldBeLessThanKiB(limit: Long) {
+    if (this >= limit) throw AssertionError("RSS grew by $this KiB, limit $limit KiB")
+}
