@@ -1,6 +1,7 @@
 package dev.sharedarrays;
 
 import dev.sharedarrays.internal.array.ElementMath;
+import dev.sharedarrays.internal.array.Shapes;
 import dev.sharedarrays.internal.array.StridedLayout;
 import dev.sharedarrays.internal.kernel.ElementType;
 import dev.sharedarrays.internal.kernel.MathOp;
@@ -204,7 +205,7 @@ public final class ArrayMath {
     public static <T extends DType<T>> SharedNDArray<T> pow(SharedNDArray<T> a, SharedNDArray<T> b) {
         Objects.requireNonNull(a, "a");
         Objects.requireNonNull(b, "b");
-        long[] shape = broadcastShape(a.shape(), b.shape());
+        long[] shape = Shapes.broadcast(a.layout().shape(), b.layout().shape());
         return binary(a, b, null, shape);
     }
 
@@ -358,32 +359,16 @@ public final class ArrayMath {
         if (Arrays.equals(l.shape(), shape)) {
             return l;
         }
-        if (!ElementMath.broadcastsTo(l.shape(), shape)) {
+        StridedLayout stretched = l.broadcastTo(shape);
+        if (stretched == null) {
             throw new ShapeMismatchException(fn + ": " + what + " of shape " + Arrays.toString(l.shape())
                     + " does not broadcast to out's shape " + Arrays.toString(shape)
                     + " (numpy's rule: from the last axis, each dimension equal or 1; out is never stretched)");
         }
-        return ElementMath.broadcastTo(l, shape);
+        return stretched;
     }
 
-    // TODO(merge): the lead's Shapes.broadcast replaces this
-    private static long[] broadcastShape(long[] a, long[] b) {
-        int n = Math.max(a.length, b.length);
-        long[] s = new long[n];
-        for (int i = 1; i <= n; i++) {
-            long x = i <= a.length ? a[a.length - i] : 1;
-            long y = i <= b.length ? b[b.length - i] : 1;
-            if (x != y && x != 1 && y != 1) {
-                throw new ShapeMismatchException("pow: shapes " + Arrays.toString(a) + " and " + Arrays.toString(b)
-                        + " do not broadcast (numpy's rule: from the last axis, each pair of dimensions equal or one of them 1)");
-            }
-            s[n - i] = x == 1 ? y : x;
-        }
-        return s;
-    }
-
-    // TODO(merge): Local.empty(dtype, shape) once the lead's process-local arrays land
     private static <T extends DType<T>> SharedNDArray<T> newArray(T dtype, long[] shape) {
-        return SharedArrays.create(dtype, shape, CreateOptions.defaults().backend(Backend.ANONYMOUS));
+        return Local.empty(dtype, shape);
     }
 }

@@ -2,8 +2,7 @@ package dev.sharedarrays
 
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
-import io.kotest.data.forAll
-import io.kotest.data.row
+import io.kotest.assertions.withClue
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
 import java.util.concurrent.CompletableFuture
@@ -16,28 +15,30 @@ class ArrayMathTest : FunSpec({
     fun <T : DType<T>> array(t: T, vararg shape: Long): SharedNDArray<T> = SharedArrays.create(t, shape, anon)
 
     test("integer abs, sign and clip as numpy: abs wraps, unsigned types compare unsigned") {
-        forAll(
-            row(I8.TYPE, longArrayOf(-128, -3, 0, 127), "abs", longArrayOf(-128, 3, 0, 127)),
-            row(I64.TYPE, longArrayOf(Long.MIN_VALUE, -1, 5, 0), "abs", longArrayOf(Long.MIN_VALUE, 1, 5, 0)),
-            row(U8.TYPE, longArrayOf(255, 0, 1, 128), "abs", longArrayOf(255, 0, 1, 128)),
-            row(I16.TYPE, longArrayOf(-32768, -3, 0, 9), "sign", longArrayOf(-1, -1, 0, 1)),
-            row(U64.TYPE, longArrayOf(-1, 0, 1, Long.MIN_VALUE), "sign", longArrayOf(1, 0, 1, 1)),
-            row(U64.TYPE, longArrayOf(-1, 0, 7, Long.MIN_VALUE), "clip", longArrayOf(100, 3, 7, 100)),
-            row(I32.TYPE, longArrayOf(-7, 0, 7, Int.MAX_VALUE.toLong()), "clip", longArrayOf(3, 3, 7, 100)),
-            row(U16.TYPE, longArrayOf(65535, 0, 5, 2), "floor", longArrayOf(65535, 0, 5, 2)),
-        ) { t, values, fn, want ->
+        class Row(val t: DType<*>, val values: LongArray, val fn: String, val want: LongArray)
+        val table = listOf(
+            Row(I8.TYPE, longArrayOf(-128, -3, 0, 127), "abs", longArrayOf(-128, 3, 0, 127)),
+            Row(I64.TYPE, longArrayOf(Long.MIN_VALUE, -1, 5, 0), "abs", longArrayOf(Long.MIN_VALUE, 1, 5, 0)),
+            Row(U8.TYPE, longArrayOf(255, 0, 1, 128), "abs", longArrayOf(255, 0, 1, 128)),
+            Row(I16.TYPE, longArrayOf(-32768, -3, 0, 9), "sign", longArrayOf(-1, -1, 0, 1)),
+            Row(U64.TYPE, longArrayOf(-1, 0, 1, Long.MIN_VALUE), "sign", longArrayOf(1, 0, 1, 1)),
+            Row(U64.TYPE, longArrayOf(-1, 0, 7, Long.MIN_VALUE), "clip", longArrayOf(100, 3, 7, 100)),
+            Row(I32.TYPE, longArrayOf(-7, 0, 7, Int.MAX_VALUE.toLong()), "clip", longArrayOf(3, 3, 7, 100)),
+            Row(U16.TYPE, longArrayOf(65535, 0, 5, 2), "floor", longArrayOf(65535, 0, 5, 2)),
+        )
+        for ((k, row) in table.withIndex()) withClue("row $k: ${row.fn} of ${row.t} ${row.values.toList()}") {
             @Suppress("UNCHECKED_CAST")
-            val a = SharedArrays.createAny(t, longArrayOf(4), anon) as SharedNDArray<I64>
+            val a = SharedArrays.createAny(row.t, longArrayOf(4), anon) as SharedNDArray<I64>
             a.use {
-                a.copyFrom(values)
-                val r = when (fn) {
+                a.copyFrom(row.values)
+                val r = when (row.fn) {
                     "abs" -> ArrayMath.abs(a)
                     "sign" -> ArrayMath.sign(a)
                     "floor" -> ArrayMath.floor(a)
                     else -> ArrayMath.clip(a, 3, 100)
                 }
-                r.dtype() shouldBe t
-                r.toLongArray().toList() shouldBe want.toList()
+                r.dtype() shouldBe row.t
+                r.toLongArray().toList() shouldBe row.want.toList()
             }
         }
     }

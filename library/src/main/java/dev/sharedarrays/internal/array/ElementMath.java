@@ -44,36 +44,10 @@ public final class ElementMath {
         try (Arena arena = Arena.ofConfined()) {
             In x = separate(t, a, lo, arena);
             In y = separate(t, b, lo, arena);
-            rows(x.layout, y.layout, lo, t.itemSize(), (ao, as, bo, bs, oo, os, n) ->
-                    MathKernels.pow(t, x.mem, ao, as, y.mem, bo, bs, o, oo, os, n));
+            int size = t.itemSize();
+            ZipRows.rows(new StridedLayout[] {x.layout, y.layout, lo}, new int[] {size, size, size}, (off, st, n) ->
+                    MathKernels.pow(t, x.mem, off[0], st[0], y.mem, off[1], st[1], o, off[2], st[2], n));
         }
-    }
-
-    /**
-     * True if an array of shape {@code from} broadcasts to {@code to} by numpy's rule (aligned
-     * at the last axis, each dimension equal or 1; {@code to} is never stretched).
-     */
-    public static boolean broadcastsTo(long[] from, long[] to) {
-        if (from.length > to.length) {
-            return false;
-        }
-        for (int i = 1; i <= from.length; i++) {
-            long d = from[from.length - i];
-            if (d != 1 && d != to[to.length - i]) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    // TODO(merge): the lead's StridedLayout.broadcastTo replaces this stand-in
-    public static StridedLayout broadcastTo(StridedLayout l, long[] shape) {
-        long[] st = new long[shape.length];
-        int extra = shape.length - l.ndim();
-        for (int i = 0; i < l.ndim(); i++) {
-            st[extra + i] = l.shape()[i] == shape[extra + i] ? l.strides()[i] : 0;
-        }
-        return new StridedLayout(l.offset(), shape.clone(), st);
     }
 
     /** The input itself, or a contiguous copy of it if it overlaps the output in another layout. */
@@ -91,66 +65,5 @@ public final class ElementMath {
         long[] ex = x.extent();
         long[] ey = y.extent();
         return ex[0] <= ey[1] && ey[0] <= ex[1];
-    }
-
-    /** Visits the rows of three layouts of the same shape, in step. */
-    interface TripleVisitor {
-        void row(long ao, long as, long bo, long bs, long oo, long os, long n);
-    }
-
-    /** Loops' pair iteration for three layouts: merges axes where all three allow it. */
-    static void rows(StridedLayout a, StridedLayout b, StridedLayout c, int itemSize, TripleVisitor v) {
-        long[] shape0 = c.shape();
-        int nd = shape0.length;
-        long[] shape = new long[nd];
-        long[][] st = new long[3][nd];
-        StridedLayout[] ls = {a, b, c};
-        int m = 0;
-        for (int i = 0; i < nd; i++) {
-            long d = shape0[i];
-            if (d == 1) {
-                continue;
-            }
-            boolean merge = m > 0;
-            for (int k = 0; k < 3 && merge; k++) {
-                merge = st[k][m - 1] == ls[k].strides()[i] * d;
-            }
-            if (merge) {
-                shape[m - 1] *= d;
-            } else {
-                shape[m++] = d;
-            }
-            for (int k = 0; k < 3; k++) {
-                st[k][m - 1] = ls[k].strides()[i];
-            }
-        }
-        long[] off = {a.offset() * itemSize, b.offset() * itemSize, c.offset() * itemSize};
-        if (m == 0) {
-            v.row(off[0], itemSize, off[1], itemSize, off[2], itemSize, 1);
-            return;
-        }
-        int last = m - 1;
-        long[] idx = new long[last];
-        while (true) {
-            v.row(off[0], st[0][last] * itemSize, off[1], st[1][last] * itemSize, off[2], st[2][last] * itemSize, shape[last]);
-            int k = last - 1;
-            while (k >= 0) {
-                idx[k]++;
-                for (int j = 0; j < 3; j++) {
-                    off[j] += st[j][k] * itemSize;
-                }
-                if (idx[k] < shape[k]) {
-                    break;
-                }
-                for (int j = 0; j < 3; j++) {
-                    off[j] -= shape[k] * st[j][k] * itemSize;
-                }
-                idx[k] = 0;
-                k--;
-            }
-            if (k < 0) {
-                return;
-            }
-        }
     }
 }
