@@ -8,7 +8,7 @@ fun main() {
         val a = f64(2, 3)
         val b = f64(2, 3).apply { fill(2.0) }
         a[1, 2] = 4.5                      // typed: Double for F64, Int for I32, UByte for U8, ULong for U64
-        a += 2.0; a *= b; a -= b           // in place, with a scalar or an array of the same dtype and shape
+        a += 2.0; a *= b; a -= b           // in place, with a scalar or an array of the same dtype that broadcasts
         val v = a[0..1, 1 until 3]         // a view: ranges, `step`, `downTo`, an Int drops the axis, `all`
         val t = a.transpose()              // views share memory; every operation works on strided views
         println(a.sum()); println(a.max()) // sum/mean in double; min/max exact in the element type
