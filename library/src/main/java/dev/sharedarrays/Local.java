@@ -20,10 +20,4 @@ final class Local {
     static <T extends DType<T>> SharedNDArray<T> zeros(T dtype, long[] shape) {
         return new SharedNDArray<>(Backends.createLocal(dtype, shape, true), dtype);
     }
-
-    /** As {@link #zeros}, for a dtype known only at run time. */
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    static SharedNDArray<?> zerosAny(DType<?> dtype, long[] shape) {
-        return zeros((DType) dtype, shape);
-    }
 }
