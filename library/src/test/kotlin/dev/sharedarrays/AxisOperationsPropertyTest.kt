@@ -20,7 +20,7 @@ import kotlin.random.Random
 /**
  * prod, variance, std, argmin/argmax, cumsum, the per-axis sum/mean/min/max, sort, concatenate
  * and stack against the plain reference of [RefLanes], over random dtypes, shapes of 1 to 4
- * dimensions (some with an axis longer than a block, 2048), float data with NaNs, integer data
+ * dimensions (some with an axis longer than a block, 2048), float data with NaNs and infinities, integer data
  * with ties, and views made by slices with steps, index selections and transposes. Each case draws
  * the walk (lane by lane or across the lanes, or the library's choice) and whether SIMD loops run.
  */
@@ -55,6 +55,7 @@ class AxisOperationsPropertyTest : FunSpec({
                 if (dtype.isFloatingPoint) {
                     val v = when {
                         rnd.nextDouble() < nanChance -> Double.NaN
+                        nanChance > 0 && !gentle && rnd.nextInt(20) == 0 -> if (rnd.nextBoolean()) Double.POSITIVE_INFINITY else Double.NEGATIVE_INFINITY
                         gentle -> rnd.nextDouble(0.9, 1.1) * (if (rnd.nextInt(4) == 0) -1 else 1)
                         ties -> rnd.nextInt(-3, 4).toDouble()
                         rnd.nextInt(10) == 0 -> -0.0

@@ -102,13 +102,18 @@ public final class AxisReduction {
         double[] x = new double[Blocks.SIZE];
         ElementType ot = r.resultType(t);
         lanes.rows(ol, (io, is, oo, os, n) -> {
+            boolean fastF64 = t == ElementType.F64 && is == 1 && r != Reduction.PROD;
             for (long b = 0; b < n; b += Blocks.SIZE) {
                 int m = (int) Math.min(Blocks.SIZE, n - b);
                 long first = io + b * is;
                 Blocks.load(t, in, first, is, m, acc);
-                for (long i = 1; i < len; i++) {
-                    Blocks.load(t, in, first + i * ls, is, m, x);
-                    BlockMath.combine(r, acc, x, m);
+                if (fastF64) {
+                    BlockMath.combineF64Rows(r, acc, in, first, ls, len, m, x);
+                } else {
+                    for (long i = 1; i < len; i++) {
+                        Blocks.load(t, in, first + i * ls, is, m, x);
+                        BlockMath.combine(r, acc, x, m);
+                    }
                 }
                 if (r == Reduction.MEAN) {
                     for (int j = 0; j < m; j++) {
