@@ -81,39 +81,37 @@ final class BlockMath {
      * acc[j] (r)= element j of rows 1 .. rows-1 of contiguous F64 rows (row i at element offset
      * off + i * rowStride) for SUM/MEAN, MIN or MAX, reading the segment directly four rows a pass:
      * the across walk's hot loop (numpy's axis-0 sum of a C-order matrix). acc holds row 0.
+     * Math.min and Math.max keep numpy's NaN and compile without branches, which random data
+     * would mispredict.
      */
-    static void combineF64Rows(Reduction r, double[] acc, MemorySegment s, long off, long rowStride, long rows, int n, double[] probe) {
+    static void combineF64Rows(Reduction r, double[] acc, MemorySegment s, long off, long rowStride, long rows, int n) {
         long rs = rowStride * 8;
         long i = 1;
-        boolean sum = r == Reduction.SUM || r == Reduction.MEAN;
-        boolean min = r == Reduction.MIN;
-        if (!sum) {
-            java.util.Arrays.fill(probe, 0, n, 0);
-        }
         for (; i + 4 <= rows; i += 4) {
             long o0 = (off + i * rowStride) * 8;
             long o1 = o0 + rs;
             long o2 = o1 + rs;
             long o3 = o2 + rs;
-            if (sum) {
-                for (int j = 0; j < n; j++) {
-                    long b = 8L * j;
-                    acc[j] += (s.get(JAVA_DOUBLE, o0 + b) + s.get(JAVA_DOUBLE, o1 + b)) + (s.get(JAVA_DOUBLE, o2 + b) + s.get(JAVA_DOUBLE, o3 + b));
+            switch (r) {
+                case MIN -> {
+                    for (int j = 0; j < n; j++) {
+                        long b = 8L * j;
+                        acc[j] = Math.min(Math.min(acc[j], Math.min(s.get(JAVA_DOUBLE, o0 + b), s.get(JAVA_DOUBLE, o1 + b))),
+                                Math.min(s.get(JAVA_DOUBLE, o2 + b), s.get(JAVA_DOUBLE, o3 + b)));
+                    }
                 }
-            } else {
-                // plain compares vectorize; a NaN they drop still shows in the running sum probe
-                for (int j = 0; j < n; j++) {
-                    long b = 8L * j;
-                    double x0 = s.get(JAVA_DOUBLE, o0 + b);
-                    double x1 = s.get(JAVA_DOUBLE, o1 + b);
-                    double x2 = s.get(JAVA_DOUBLE, o2 + b);
-                    double x3 = s.get(JAVA_DOUBLE, o3 + b);
-                    double m01 = min ? (x1 < x0 ? x1 : x0) : (x1 > x0 ? x1 : x0);
-                    double m23 = min ? (x3 < x2 ? x3 : x2) : (x3 > x2 ? x3 : x2);
-                    double m = min ? (m23 < m01 ? m23 : m01) : (m23 > m01 ? m23 : m01);
-                    double a = acc[j];
-                    acc[j] = min ? (m < a ? m : a) : (m > a ? m : a);
-                    probe[j] += (x0 + x1) + (x2 + x3);
+                case MAX -> {
+                    for (int j = 0; j < n; j++) {
+                        long b = 8L * j;
+                        acc[j] = Math.max(Math.max(acc[j], Math.max(s.get(JAVA_DOUBLE, o0 + b), s.get(JAVA_DOUBLE, o1 + b))),
+                                Math.max(s.get(JAVA_DOUBLE, o2 + b), s.get(JAVA_DOUBLE, o3 + b)));
+                    }
+                }
+                default -> {
+                    for (int j = 0; j < n; j++) {
+                        long b = 8L * j;
+                        acc[j] += (s.get(JAVA_DOUBLE, o0 + b) + s.get(JAVA_DOUBLE, o1 + b)) + (s.get(JAVA_DOUBLE, o2 + b) + s.get(JAVA_DOUBLE, o3 + b));
+                    }
                 }
             }
         }
@@ -121,19 +119,11 @@ final class BlockMath {
             long o = (off + i * rowStride) * 8;
             for (int j = 0; j < n; j++) {
                 double v = s.get(JAVA_DOUBLE, o + 8L * j);
-                double a = acc[j];
-                acc[j] = sum ? a + v : (min ? v < a : v > a) || v != v ? v : a;
-            }
-        }
-        if (!sum) {
-            for (int j = 0; j < n; j++) {
-                if (probe[j] != probe[j] && acc[j] == acc[j]) {
-                    // a NaN, or infinities of both signs: look at the lane
-                    for (long k = 1; k < rows && acc[j] == acc[j]; k++) {
-                        double v = s.getAtIndex(JAVA_DOUBLE, off + k * rowStride + j);
-                        acc[j] = v != v ? v : acc[j];
-                    }
-                }
+                acc[j] = switch (r) {
+                    case MIN -> Math.min(acc[j], v);
+                    case MAX -> Math.max(acc[j], v);
+                    default -> acc[j] + v;
+                };
             }
         }
     }

@@ -133,7 +133,7 @@ public final class RowReduction {
 
     private static double productAsDouble(ElementType t, MemorySegment s, StridedLayout l) {
         double[] p = {1};
-        double[] buf = new double[Blocks.SIZE];
+        double[] buf = new double[(int) Math.min(Blocks.SIZE, l.size())];
         Loops.rows(l, 1, (off, stride, n) -> p[0] *= productAsDouble(t, s, off, stride, n, buf));
         return p[0];
     }
@@ -141,14 +141,14 @@ public final class RowReduction {
     /** The wrapping 64-bit product of an integer layout's elements (unsigned types: the bits of the unsigned product). */
     public static long productAsLong(ElementType t, MemorySegment s, StridedLayout l) {
         long[] p = {1};
-        long[] buf = new long[Blocks.SIZE];
+        long[] buf = new long[(int) Math.min(Blocks.SIZE, l.size())];
         Loops.rows(l, 1, (off, stride, n) -> p[0] *= productAsLong(t, s, off, stride, n, buf));
         return p[0];
     }
 
     /** numpy's var (ddof 0) of all elements, in double. */
     public static double variance(ElementType t, MemorySegment s, StridedLayout l) {
-        double[] buf = new double[Blocks.SIZE];
+        double[] buf = new double[(int) Math.min(Blocks.SIZE, l.size())];
         BlockMath.Total sum = new BlockMath.Total();
         Loops.rows(l, 1, (off, stride, n) -> sum(t, s, off, stride, n, buf, sum));
         double mean = sum.value() / l.size();
