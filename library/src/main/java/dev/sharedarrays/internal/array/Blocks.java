@@ -111,7 +111,7 @@ final class Blocks {
                     dst[j] = s.getAtIndex(JAVA_BYTE, off + j * stride);
                 }
             }
-            case U8 -> {
+            case U8, BOOL -> { // a bool byte is 0 or 1
                 for (int j = 0; j < n; j++) {
                     dst[j] = Byte.toUnsignedLong(s.getAtIndex(JAVA_BYTE, off + j * stride));
                 }
