@@ -14,7 +14,7 @@ public final class CumulativeSum {
     private CumulativeSum() {
     }
 
-    /** numpy's result type: F64 and F32 keep theirs, signed integers give I64, unsigned U64. */
+    /** numpy's result type: F64 and F32 keep theirs, signed integers and Bool give I64, unsigned U64. */
     public static ElementType defaultType(ElementType t) {
         if (t.isFloatingPoint()) {
             return t;
