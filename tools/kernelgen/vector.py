@@ -159,7 +159,10 @@ def vector_sum_double(t):
                     block += ScalarKernels.sumFloat(ElementType.$name, s, o, 8, m - done);
                 }
                 double t = total + block;
-                comp += Math.abs(total) >= Math.abs(block) ? (total - t) + block : (block - t) + total;
+                if (Double.isFinite(t)) {
+                    // past an infinity the compensation would be inf - inf = NaN
+                    comp += Math.abs(total) >= Math.abs(block) ? (total - t) + block : (block - t) + total;
+                }
                 total = t;
                 i += m;
             }

@@ -38,12 +38,15 @@ public final class NDArrays {
     }
 
     /**
-     * An array with every element {@code value}, numpy's {@code full(shape, value, dtype)}.
+     * An array with every element {@code value}, numpy's {@code full(shape, value, dtype)}; a Bool
+     * array holds whether {@code value != 0}.
      *
      * @throws IllegalArgumentException if {@code dtype} is an integer type that cannot hold {@code value}
      */
     public static <T extends DType<T>> SharedNDArray<T> full(T dtype, long value, long... shape) {
-        InPlace.checkRange(dtype.elementType(), value);
+        if (!dtype.isBool()) {
+            InPlace.checkRange(dtype.elementType(), value);
+        }
         SharedNDArray<T> out = Local.empty(dtype, shape.clone());
         out.fill(value);
         return out;
@@ -51,13 +54,13 @@ public final class NDArrays {
 
     /**
      * An array with every element {@code value}; integer types take it truncated toward zero, as
-     * numpy's {@code full} does.
+     * numpy's {@code full} does, and Bool whether it is nonzero (NaN too, as numpy's bool(nan)).
      *
      * @throws IllegalArgumentException if {@code dtype} is an integer type and {@code value} is NaN,
      *         infinite or, truncated, outside the type's range
      */
     public static <T extends DType<T>> SharedNDArray<T> full(T dtype, double value, long... shape) {
-        if (!dtype.isFloatingPoint()) {
+        if (!dtype.isFloatingPoint() && !dtype.isBool()) {
             double whole = value < 0 ? Math.ceil(value) : Math.floor(value);
             ElementType t = dtype.elementType();
             double above = t.itemSize() == 8 ? (t.isUnsigned() ? 0x1p64 : 0x1p63) : t.maxValue() + 1.0;

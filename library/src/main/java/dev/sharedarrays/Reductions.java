@@ -198,7 +198,7 @@ public sealed interface Reductions<T extends DType<T>> permits SharedNDArray {
     /**
      * The running sums of all elements in row-major order, as numpy's {@code cumsum()}: a new
      * process-local 1-d array of {@code size()} elements whose dtype follows numpy: F64 and F32
-     * keep theirs (F32 adds in float32, as numpy), signed integers give I64, unsigned U64, and
+     * keep theirs (F32 adds in float32, as numpy), signed integers and Bool give I64, unsigned U64, and
      * integer sums wrap. Type it with {@link SharedNDArray#as}, or use {@link #cumsum(int, DType)}.
      */
     default SharedNDArray<?> cumsum() {

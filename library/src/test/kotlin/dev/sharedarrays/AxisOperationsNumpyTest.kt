@@ -88,7 +88,7 @@ class AxisOperationsNumpyTest : FunSpec({
             val specs = mutableListOf<Map<String, Any?>>()
             val cases = mutableListOf<Triple<SharedNDArray<*>, List<Op>, String>>()
             repeat(80) { k ->
-                val t = DType.all()[rnd.nextInt(10)]
+                val t = DType.all()[rnd.nextInt(DType.all().size)]
                 val shape = if (k % 10 == 0) longArrayOf(3L + rnd.nextInt(3), 2100L + rnd.nextInt(300)) // past a block
                 else LongArray(1 + rnd.nextInt(3)) { 1L + rnd.nextInt(7) }
                 val a = SharedArrays.createAny(t, shape, CreateOptions.defaults().backend(Backend.SHM))
@@ -105,7 +105,7 @@ class AxisOperationsNumpyTest : FunSpec({
                         }
                         a.setDouble(i, v)
                     } else {
-                        a.setLong(i, if (rnd.nextBoolean()) rnd.nextLong(-3, 4) else rnd.nextLong())
+                        a.setLong(i, if (t.isBool) rnd.nextLong(2) else if (rnd.nextBoolean()) rnd.nextLong(-3, 4) else rnd.nextLong())
                     }
                 }
                 val steps = mutableListOf<List<Any?>>()

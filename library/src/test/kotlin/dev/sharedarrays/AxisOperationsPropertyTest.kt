@@ -19,8 +19,8 @@ import kotlin.random.Random
 
 /**
  * prod, variance, std, argmin/argmax, cumsum, the per-axis sum/mean/min/max, sort, concatenate
- * and stack against the plain reference of [RefLanes], over random dtypes, shapes of 1 to 4
- * dimensions (some with an axis longer than a block, 2048), float data with NaNs, integer data
+ * and stack against the plain reference of [RefLanes], over random dtypes (Bool too), shapes of 1 to 4
+ * dimensions (some with an axis longer than a block, 2048), float data with NaNs and infinities, integer data
  * with ties, and views made by slices with steps, index selections and transposes. Each case draws
  * the walk (lane by lane or across the lanes, or the library's choice) and whether SIMD loops run.
  */
@@ -30,7 +30,7 @@ class AxisOperationsPropertyTest : FunSpec({
 
     class Case(seed: Long, gentle: Boolean = false) : AutoCloseable {
         val rnd = Random(seed)
-        val dtype: DType<*> = DType.all()[rnd.nextInt(10)]
+        val dtype: DType<*> = DType.all()[rnd.nextInt(DType.all().size)]
         val shape: LongArray = if (rnd.nextInt(8) == 0) {
             // one long axis: several blocks along it or across it
             val nd = 1 + rnd.nextInt(2)
@@ -55,6 +55,7 @@ class AxisOperationsPropertyTest : FunSpec({
                 if (dtype.isFloatingPoint) {
                     val v = when {
                         rnd.nextDouble() < nanChance -> Double.NaN
+                        nanChance > 0 && !gentle && rnd.nextInt(20) == 0 -> if (rnd.nextBoolean()) Double.POSITIVE_INFINITY else Double.NEGATIVE_INFINITY
                         gentle -> rnd.nextDouble(0.9, 1.1) * (if (rnd.nextInt(4) == 0) -1 else 1)
                         ties -> rnd.nextInt(-3, 4).toDouble()
                         rnd.nextInt(10) == 0 -> -0.0
@@ -65,6 +66,7 @@ class AxisOperationsPropertyTest : FunSpec({
                 } else {
                     val (lo, hi) = RefMath.range(dtype)
                     val v = when {
+                        dtype.isBool -> rnd.nextLong(2)
                         ties -> rnd.nextLong(maxOf(lo, -3), 4)
                         dtype == U64.TYPE && rnd.nextBoolean() -> -1L - rnd.nextInt(1000) // past 2^63 as bits
                         else -> rnd.nextLong(lo, hi)

@@ -22,6 +22,9 @@ class NDArraysTest : FunSpec({
         NDArrays.full(I32.TYPE, -2.9, 3).toLongArray().toList() shouldBe List(3) { -2L } // truncated, as numpy's full
         NDArrays.full(F64.TYPE, 0.25, 1, 1, 2).toDoubleArray().toList() shouldBe listOf(0.25, 0.25)
         NDArrays.full(U64.TYPE, 1.5e19, 1).getUnsigned(0).toString() shouldBe "15000000000000000000"
+        NDArrays.full(Bool.TYPE, 5L, 2).toLongArray().toList() shouldBe listOf(1L, 1L) // numpy's full(2, 5, dtype=bool)
+        NDArrays.full(Bool.TYPE, Double.NaN, 1).getLong(0) shouldBe 1L
+        NDArrays.full(Bool.TYPE, 0.0, 1).getLong(0) shouldBe 0L
     }
 
     test("full refuses a value its integer dtype cannot hold") {

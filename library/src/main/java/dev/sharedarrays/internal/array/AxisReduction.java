@@ -95,20 +95,31 @@ public final class AxisReduction {
         });
     }
 
+    /** Elements per block across the lanes: no more than there are lanes. */
+    private static int blockWidth(Lanes lanes) {
+        return (int) Math.min(Blocks.SIZE, lanes.rest().size());
+    }
+
     private static void acrossDouble(ElementType t, Reduction r, MemorySegment in, Lanes lanes, MemorySegment out, StridedLayout ol) {
+        int width = blockWidth(lanes);
         long len = lanes.length();
         long ls = lanes.stride();
-        double[] acc = new double[Blocks.SIZE];
-        double[] x = new double[Blocks.SIZE];
+        double[] acc = new double[width];
+        double[] x = new double[width];
         ElementType ot = r.resultType(t);
         lanes.rows(ol, (io, is, oo, os, n) -> {
+            boolean fastF64 = t == ElementType.F64 && is == 1 && r != Reduction.PROD;
             for (long b = 0; b < n; b += Blocks.SIZE) {
                 int m = (int) Math.min(Blocks.SIZE, n - b);
                 long first = io + b * is;
                 Blocks.load(t, in, first, is, m, acc);
-                for (long i = 1; i < len; i++) {
-                    Blocks.load(t, in, first + i * ls, is, m, x);
-                    BlockMath.combine(r, acc, x, m);
+                if (fastF64) {
+                    BlockMath.combineF64Rows(r, acc, in, first, ls, len, m);
+                } else {
+                    for (long i = 1; i < len; i++) {
+                        Blocks.load(t, in, first + i * ls, is, m, x);
+                        BlockMath.combine(r, acc, x, m);
+                    }
                 }
                 if (r == Reduction.MEAN) {
                     for (int j = 0; j < m; j++) {
@@ -121,11 +132,12 @@ public final class AxisReduction {
     }
 
     private static void acrossLong(ElementType t, Reduction r, MemorySegment in, Lanes lanes, MemorySegment out, StridedLayout ol) {
+        int width = blockWidth(lanes);
         long len = lanes.length();
         long ls = lanes.stride();
-        long[] acc = new long[Blocks.SIZE];
-        long[] x = new long[Blocks.SIZE];
-        double[] d = new double[Blocks.SIZE];
+        long[] acc = new long[width];
+        long[] x = new long[width];
+        double[] d = new double[width];
         boolean u64 = t.isUnsigned64();
         lanes.rows(ol, (io, is, oo, os, n) -> {
             for (long b = 0; b < n; b += Blocks.SIZE) {
@@ -150,11 +162,12 @@ public final class AxisReduction {
     }
 
     private static void acrossSpread(ElementType t, Reduction r, MemorySegment in, Lanes lanes, MemorySegment out, StridedLayout ol) {
+        int width = blockWidth(lanes);
         long len = lanes.length();
         long ls = lanes.stride();
-        double[] mean = new double[Blocks.SIZE];
-        double[] acc = new double[Blocks.SIZE];
-        double[] x = new double[Blocks.SIZE];
+        double[] mean = new double[width];
+        double[] acc = new double[width];
+        double[] x = new double[width];
         lanes.rows(ol, (io, is, oo, os, n) -> {
             for (long b = 0; b < n; b += Blocks.SIZE) {
                 int m = (int) Math.min(Blocks.SIZE, n - b);
@@ -181,14 +194,15 @@ public final class AxisReduction {
     }
 
     private static void acrossArg(ElementType t, boolean max, MemorySegment in, Lanes lanes, MemorySegment out, StridedLayout ol) {
+        int width = blockWidth(lanes);
         long len = lanes.length();
         long ls = lanes.stride();
-        long[] index = new long[Blocks.SIZE];
+        long[] index = new long[width];
         boolean floating = t.isFloatingPoint();
-        double[] bestD = floating ? new double[Blocks.SIZE] : null;
-        double[] xd = floating ? new double[Blocks.SIZE] : null;
-        long[] bestL = floating ? null : new long[Blocks.SIZE];
-        long[] xl = floating ? null : new long[Blocks.SIZE];
+        double[] bestD = floating ? new double[width] : null;
+        double[] xd = floating ? new double[width] : null;
+        long[] bestL = floating ? null : new long[width];
+        long[] xl = floating ? null : new long[width];
         lanes.rows(ol, (io, is, oo, os, n) -> {
             for (long b = 0; b < n; b += Blocks.SIZE) {
                 int m = (int) Math.min(Blocks.SIZE, n - b);

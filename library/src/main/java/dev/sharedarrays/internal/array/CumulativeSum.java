@@ -14,7 +14,7 @@ public final class CumulativeSum {
     private CumulativeSum() {
     }
 
-    /** numpy's result type: F64 and F32 keep theirs, signed integers give I64, unsigned U64. */
+    /** numpy's result type: F64 and F32 keep theirs, signed integers and Bool give I64, unsigned U64. */
     public static ElementType defaultType(ElementType t) {
         if (t.isFloatingPoint()) {
             return t;
@@ -24,7 +24,7 @@ public final class CumulativeSum {
 
     /** Running sums of {@code in}'s elements in row-major order into the contiguous 1-d {@code out} of type r. */
     public static void flat(ElementType t, MemorySegment in, StridedLayout l, ElementType r, MemorySegment out) {
-        Carry c = new Carry(t, r, 1);
+        Carry c = new Carry(t, r, 1, (int) Math.min(Blocks.SIZE, l.size()));
         long[] pos = {0};
         Loops.rows(l, 1, (off, stride, n) -> {
             c.lane(in, off, stride, n, out, pos[0], 1);
@@ -41,7 +41,7 @@ public final class CumulativeSum {
         long ls = lanes.stride();
         long os = outLanes.stride();
         if (lanes.alongEachLane()) {
-            Carry c = new Carry(t, r, 1);
+            Carry c = new Carry(t, r, 1, (int) Math.min(Blocks.SIZE, len));
             lanes.rows(outLanes.rest(), (io, is, oo, oss, n) -> {
                 for (long j = 0; j < n; j++) {
                     c.restart();
@@ -50,7 +50,8 @@ public final class CumulativeSum {
             });
             return;
         }
-        Carry c = new Carry(t, r, Blocks.SIZE);
+        int width = (int) Math.min(Blocks.SIZE, lanes.rest().size());
+        Carry c = new Carry(t, r, width, width);
         lanes.rows(outLanes.rest(), (io, is, oo, oss, n) -> {
             for (long b = 0; b < n; b += Blocks.SIZE) {
                 int m = (int) Math.min(Blocks.SIZE, n - b);
@@ -65,7 +66,7 @@ public final class CumulativeSum {
         private final ElementType r;
         private final boolean floating;
         private final boolean f32;
-        private final double[] dx = new double[Blocks.SIZE];
+        private final double[] dx;
         private final long[] lx;
         private final double[] dacc;
         private final long[] lacc;
@@ -73,12 +74,14 @@ public final class CumulativeSum {
         private double dsum;
         private long lsum;
 
-        Carry(ElementType t, ElementType r, int width) {
+        /** width: sums side by side (across the lanes); block: elements loaded at a time. */
+        Carry(ElementType t, ElementType r, int width, int block) {
             this.t = t;
             this.r = r;
             this.floating = r.isFloatingPoint();
             this.f32 = r == ElementType.F32;
-            this.lx = floating ? null : new long[Blocks.SIZE];
+            this.dx = floating ? new double[block] : null;
+            this.lx = floating ? null : new long[block];
             this.dacc = floating ? new double[width] : null;
             this.lacc = floating ? null : new long[width];
         }

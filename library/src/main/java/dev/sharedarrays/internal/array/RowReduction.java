@@ -10,6 +10,9 @@ import java.lang.foreign.MemorySegment;
  * of whole layouts row by row. Sums, minima and maxima of rows are the row kernels' ({@link Loops}).
  */
 public final class RowReduction {
+    /** Elements per block of {@link #arg}: the row kernels find the best block, one short scan finds the element. */
+    private static final int ARG_BLOCK = 256;
+
     private RowReduction() {
     }
 
@@ -79,8 +82,8 @@ public final class RowReduction {
         long length = 0;
         if (t.isFloatingPoint()) {
             double best = 0;
-            for (long b = 0; b < n; b += Blocks.SIZE) {
-                long m = Math.min(Blocks.SIZE, n - b);
+            for (long b = 0; b < n; b += ARG_BLOCK) {
+                long m = Math.min(ARG_BLOCK, n - b);
                 double v = Kernels.reduceFloat(t, op, s, (off + b * stride) * size, stride * size, m);
                 if (b == 0 || best == best && (v != v || (max ? v > best : v < best))) {
                     best = v;
@@ -100,8 +103,8 @@ public final class RowReduction {
         } else {
             long flip = t.isUnsigned64() ? Long.MIN_VALUE : 0;
             long best = 0;
-            for (long b = 0; b < n; b += Blocks.SIZE) {
-                long m = Math.min(Blocks.SIZE, n - b);
+            for (long b = 0; b < n; b += ARG_BLOCK) {
+                long m = Math.min(ARG_BLOCK, n - b);
                 long v = Kernels.reduceInt(t, op, s, (off + b * stride) * size, stride * size, m);
                 if (b == 0 || (max ? (v ^ flip) > (best ^ flip) : (v ^ flip) < (best ^ flip))) {
                     best = v;
@@ -130,7 +133,7 @@ public final class RowReduction {
 
     private static double productAsDouble(ElementType t, MemorySegment s, StridedLayout l) {
         double[] p = {1};
-        double[] buf = new double[Blocks.SIZE];
+        double[] buf = new double[(int) Math.min(Blocks.SIZE, l.size())];
         Loops.rows(l, 1, (off, stride, n) -> p[0] *= productAsDouble(t, s, off, stride, n, buf));
         return p[0];
     }
@@ -138,14 +141,14 @@ public final class RowReduction {
     /** The wrapping 64-bit product of an integer layout's elements (unsigned types: the bits of the unsigned product). */
     public static long productAsLong(ElementType t, MemorySegment s, StridedLayout l) {
         long[] p = {1};
-        long[] buf = new long[Blocks.SIZE];
+        long[] buf = new long[(int) Math.min(Blocks.SIZE, l.size())];
         Loops.rows(l, 1, (off, stride, n) -> p[0] *= productAsLong(t, s, off, stride, n, buf));
         return p[0];
     }
 
     /** numpy's var (ddof 0) of all elements, in double. */
     public static double variance(ElementType t, MemorySegment s, StridedLayout l) {
-        double[] buf = new double[Blocks.SIZE];
+        double[] buf = new double[(int) Math.min(Blocks.SIZE, l.size())];
         BlockMath.Total sum = new BlockMath.Total();
         Loops.rows(l, 1, (off, stride, n) -> sum(t, s, off, stride, n, buf, sum));
         double mean = sum.value() / l.size();

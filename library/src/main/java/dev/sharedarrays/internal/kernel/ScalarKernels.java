@@ -1529,7 +1529,10 @@ final class ScalarKernels {
             }
             double block = ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7));
             double t = total + block;
-            comp += Math.abs(total) >= Math.abs(block) ? (total - t) + block : (block - t) + total;
+            if (Double.isFinite(t)) {
+                // past an infinity the compensation would be inf - inf = NaN
+                comp += Math.abs(total) >= Math.abs(block) ? (total - t) + block : (block - t) + total;
+            }
             total = t;
             i += m;
         }
@@ -1570,7 +1573,10 @@ final class ScalarKernels {
             }
             double block = ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7));
             double t = total + block;
-            comp += Math.abs(total) >= Math.abs(block) ? (total - t) + block : (block - t) + total;
+            if (Double.isFinite(t)) {
+                // past an infinity the compensation would be inf - inf = NaN
+                comp += Math.abs(total) >= Math.abs(block) ? (total - t) + block : (block - t) + total;
+            }
             total = t;
             i += m;
         }
