@@ -58,8 +58,8 @@ import java.util.function.Consumer;
  * @param <T> the element type marker, such as {@link F64}
  */
 public final class SharedNDArray<T extends DType<T>>
-        implements BulkAccess<T>, Reductions<T>, InPlaceArithmetic<T>, Arithmetic<T>, Conversions<T>, Comparisons<T>,
-        Logical<T>, Masking<T>, Locks<T>, AutoCloseable {
+        implements BulkAccess<T>, Reductions<T>, Sorting<T>, InPlaceArithmetic<T>, Arithmetic<T>, Conversions<T>,
+        Comparisons<T>, Logical<T>, Masking<T>, Persistence<T>, Locks<T>, AutoCloseable {
     private final Segment segment;
     /** Not named dtype or size: Kotlin would see those private fields before the DSL's properties. */
     private final T marker;
@@ -478,7 +478,7 @@ public final class SharedNDArray<T extends DType<T>>
         segment.destroy();
     }
 
-    /** A numpy-like rendering: dtype, shape, handle and the values, eliding the middle of each axis past 1000 elements. */
+    /** A header (dtype, shape, handle), then the values as numpy's {@code str(a)} prints them (past 1000 elements, elided). */
     @Override
     public String toString() {
         String head = "SharedNDArray(" + marker + ", shape=" + Arrays.toString(layout.shape()) + (base != null ? ", view of " : ", ")
@@ -489,7 +489,7 @@ public final class SharedNDArray<T extends DType<T>>
         MemorySegment d = mem();
         try {
             segment.checkNotTruncated();
-            String values = Repr.format(layout.shape(), flat -> ElementCodec.format(type, d, layout.offsetOfFlat(flat)));
+            String values = Repr.format(type, layout.shape(), d, layout::offsetOfFlat);
             OutOfLineAccess.poll();
             return head + ")\n" + values;
         } catch (InternalError e) {
