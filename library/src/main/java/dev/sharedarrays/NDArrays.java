@@ -41,9 +41,12 @@ public final class NDArrays {
      * An array with every element {@code value}, numpy's {@code full(shape, value, dtype)}.
      *
      * @throws IllegalArgumentException if {@code dtype} is an integer type that cannot hold {@code value}
+     *         (a {@link Bool} array is true for any nonzero value)
      */
     public static <T extends DType<T>> SharedNDArray<T> full(T dtype, long value, long... shape) {
-        InPlace.checkRange(dtype.elementType(), value);
+        if (!dtype.isBool()) { // Bool takes any value: nonzero is true, as numpy's full
+            InPlace.checkRange(dtype.elementType(), value);
+        }
         SharedNDArray<T> out = Local.empty(dtype, shape.clone());
         out.fill(value);
         return out;
@@ -51,13 +54,13 @@ public final class NDArrays {
 
     /**
      * An array with every element {@code value}; integer types take it truncated toward zero, as
-     * numpy's {@code full} does.
+     * numpy's {@code full} does, and {@link Bool} is true unless it is 0.
      *
      * @throws IllegalArgumentException if {@code dtype} is an integer type and {@code value} is NaN,
      *         infinite or, truncated, outside the type's range
      */
     public static <T extends DType<T>> SharedNDArray<T> full(T dtype, double value, long... shape) {
-        if (!dtype.isFloatingPoint()) {
+        if (!dtype.isFloatingPoint() && !dtype.isBool()) {
             double whole = value < 0 ? Math.ceil(value) : Math.floor(value);
             ElementType t = dtype.elementType();
             double above = t.itemSize() == 8 ? (t.isUnsigned() ? 0x1p64 : 0x1p63) : t.maxValue() + 1.0;
