@@ -31,6 +31,7 @@ def main():
         "sqrt": median_ms(lambda: np.sqrt(a), runs),
         "exp": median_ms(lambda: np.exp(a), runs),
         "astype_f32": median_ms(lambda: a.astype(np.float32), runs),
+        "gt": median_ms(lambda: a > 0.5, runs),
         "where": median_ms(lambda: np.where(mask, a, b), runs),
         "argmax": median_ms(lambda: a.argmax(), runs),
         "cumsum": median_ms(lambda: a.cumsum(), runs),

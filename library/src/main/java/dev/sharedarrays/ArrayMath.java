@@ -260,6 +260,9 @@ public final class ArrayMath {
         if (t.isFloatingPoint()) {
             return unary(MathOp.CLIP, a, out, lo, hi);
         }
+        if (t.isBool()) {
+            throw new DTypeMismatchException("clip takes number arrays, not BOOL (" + t.descr() + "); convert first with a.astype(I64.TYPE)");
+        }
         if (lo > t.maxValue() || hi < t.minValue()) {
             throw new IllegalArgumentException("clip of " + t + " elements to [" + lo + ", " + hi + "]: the bound "
                     + (lo > t.maxValue() ? lo : hi) + " is out of range for " + t + " (" + t.minValue() + " to " + t.maxValue()

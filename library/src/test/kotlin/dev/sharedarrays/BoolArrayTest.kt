@@ -115,6 +115,39 @@ class BoolArrayTest : FunSpec({
         }
     }
 
+    test("factories, sorting, cumsum, argmax, concatenate and .npy files take Bool arrays; math refuses them") {
+        NDArrays.full(Bool.TYPE, 5L, 3).toLongArray().toList() shouldBe listOf(1L, 1, 1)
+        NDArrays.full(Bool.TYPE, Double.NaN, 2).toLongArray().toList() shouldBe listOf(1L, 1)
+        NDArrays.full(Bool.TYPE, 0.0, 2).toLongArray().toList() shouldBe listOf(0L, 0)
+        NDArrays.ones(Bool.TYPE, 2).toLongArray().toList() shouldBe listOf(1L, 1)
+        val b = NDArrays.zeros(Bool.TYPE, 2, 4)
+        b.copyFrom(booleanArrayOf(true, false, true, true, false, false, true, false))
+        b.sorted().toLongArray().toList() shouldBe listOf(0L, 1, 1, 1, 0, 0, 0, 1)
+        b.cumsum(1).toLongArray().toList() shouldBe listOf(1L, 1, 2, 3, 0, 0, 1, 1)
+        b.argmax() shouldBe 0
+        b.argmin() shouldBe 1
+        NDArrays.concatenate(listOf(b, b.not())).sum() shouldBe 8.0
+        shouldThrow<DTypeMismatchException> { ArrayMath.clip(b, 0L, 1L) }.message shouldBe
+            "clip takes number arrays, not BOOL (|b1); convert first with a.astype(I64.TYPE)"
+        shouldThrow<DTypeMismatchException> { ArrayMath.sqrt(b) }
+        val dir = dev.sharedarrays.testing.scratchDir("boolnpy")
+        try {
+            val path = dir.toPath().resolve("b.npy")
+            b.transpose().save(path)
+            val p = ProcessBuilder("python3", "-c", "import numpy as np, sys; a = np.load(sys.argv[1]); print(a.dtype, a.shape, a.ravel().tolist()); " +
+                "np.save(sys.argv[1], ~a)", path.toString()).redirectErrorStream(true).start()
+            val text = p.inputStream.bufferedReader().readText()
+            p.waitFor(60, TimeUnit.SECONDS) shouldBe true
+            text.trim().lines().last() shouldBe "bool (4, 2) [True, False, False, False, True, True, True, False]"
+            val back = SharedArrays.load(path)
+            back.dtype() shouldBe Bool.TYPE
+            back.shape().toList() shouldBe listOf(4L, 2L)
+            back.toLongArray().toList() shouldBe listOf(0L, 1, 1, 1, 0, 0, 0, 1)
+        } finally {
+            dir.deleteRecursively()
+        }
+    }
+
     test("toString prints True and False") {
         SharedArrays.create(Bool.TYPE, longArrayOf(2, 2), anon).use { a ->
             a.setLong(1, 1)
