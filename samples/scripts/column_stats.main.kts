@@ -39,14 +39,12 @@ fun columnStats(a: SharedNDArray<F64>) {
     val cols = a.shape[1].toInt()
     println("kotlin (pid ${ProcessHandle.current().pid()}) reads ${a.handle} in place; its first rows:")
     println(a[0 until 3, all])
-    // per-axis reductions make small new arrays; use {} closes them (shared ones would stay in /dev/shm until exit)
+    // mean(0), min(0), max(0): one value per column, in a new small array that use {} closes
     val mean = a.mean(0).use { it.toDoubleArray() }
     val std = DoubleArray(cols) { c ->
-        a[all, c].copy().use { d ->          // a private copy of column c: the shared array stays as written
-            d -= mean[c]
-            d *= d                           // (x - mean)^2 in place
-            sqrt(d.mean())                   // numpy's std (ddof = 0)
-        }
+        val d = a[all, c] - mean[c]          // column c minus its mean: a new process-local array (no file)
+        d *= d                               // squared, in place
+        sqrt(d.mean())                       // numpy's std (ddof = 0)
     }
     row("mean", fixed(mean))
     row("std", fixed(std))
