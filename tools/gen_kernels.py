@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes what exists once per element type: the kernel loops (ScalarKernels.java and
-VectorKernels.java in library/.../internal/kernel) and the DSL's typed API (Indexing.kt,
+VectorKernels.java in library/.../internal/kernel, and for comparisons, logic, where and masks
+ScalarMaskKernels.java and VectorMaskKernels.java) and the DSL's typed API (Indexing.kt,
 Reductions.kt and ArrayFactories.kt in dsl/.../dsl).
 
 Java has no generics over primitive types, and Kotlin's typed accessors differ by return type,
@@ -17,6 +18,7 @@ import sys
 sys.dont_write_bytecode = True  # keep tools/ free of __pycache__
 
 from kernelgen.kotlin import factories, indexing, reductions  # noqa: E402
+from kernelgen.masks import read_symbols, scalar_mask_kernels, vector_mask_kernels  # noqa: E402
 from kernelgen.scalar import scalar_kernels  # noqa: E402
 from kernelgen.table import TableError, read_ops, read_types  # noqa: E402
 from kernelgen.vector import vector_kernels  # noqa: E402
@@ -30,9 +32,13 @@ def generate():
     """{path: text} of every generated file."""
     types = read_types(os.path.join(KERNEL_DIR, "ElementType.java"))
     ops = read_ops(os.path.join(KERNEL_DIR, "Op.java"))
+    cmps = read_symbols(os.path.join(KERNEL_DIR, "Cmp.java"), "Cmp")
+    logics = read_symbols(os.path.join(KERNEL_DIR, "Logic.java"), "Logic")
     return {
         os.path.join(KERNEL_DIR, "ScalarKernels.java"): scalar_kernels(types),
         os.path.join(KERNEL_DIR, "VectorKernels.java"): vector_kernels(types, ops),
+        os.path.join(KERNEL_DIR, "ScalarMaskKernels.java"): scalar_mask_kernels(types, cmps, logics),
+        os.path.join(KERNEL_DIR, "VectorMaskKernels.java"): vector_mask_kernels(types, cmps, logics),
         os.path.join(DSL_DIR, "Indexing.kt"): indexing(types),
         os.path.join(DSL_DIR, "Reductions.kt"): reductions(types),
         os.path.join(DSL_DIR, "ArrayFactories.kt"): factories(types),

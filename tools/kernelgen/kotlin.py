@@ -10,6 +10,7 @@ KOTLIN = {
     ("f", 8): "Double", ("f", 4): "Float",
     ("i", 8): "Long", ("i", 4): "Int", ("i", 2): "Short", ("i", 1): "Byte",
     ("u", 8): "ULong", ("u", 4): "UInt", ("u", 2): "UShort", ("u", 1): "UByte",
+    ("b", 1): "Boolean",
 }
 
 
@@ -20,12 +21,16 @@ def ktype(t):
 def read(t, call):
     """Kotlin expression: the Java getter's result (getDouble for floats, getLong otherwise) as ktype(t)."""
     k = ktype(t)
+    if t.is_bool:
+        return f"{call} != 0L"
     return call if k in ("Double", "Long") else f"{call}.to{k}()"
 
 
 def to_java(t, value):
     """Kotlin expression: value (of ktype(t)) as the Java setter's argument."""
     k = ktype(t)
+    if t.is_bool:
+        return f"if ({value}) 1L else 0L"
     return value if k in ("Double", "Long") else f"{value}.to{'Double' if t.is_float else 'Long'}()"
 
 
@@ -37,7 +42,7 @@ def kotlin_file(imports, comment, members):
 
 
 def marker_imports(types):
-    return [f"dev.sharedarrays.{t.name}" for t in types]
+    return [f"dev.sharedarrays.{t.marker}" for t in types]
 
 
 def indexing(types):
@@ -46,13 +51,13 @@ def indexing(types):
         k = ktype(t)
         get, setter = ("getDouble", "setDouble") if t.is_float else ("getLong", "setLong")
         for suffix, itype, idx, what in (("", "Int", "index.toIndex()", ""), ("L", "Long", "index", " (Long indices, for axes past 2^31)")):
-            members.append(f"/** Element of an {t.name} array at a full multi-index{what}. */\n"
-                           f"@JvmName(\"get{t.name}{suffix}\")\n"
-                           f"public operator fun SharedNDArray<{t.name}>.get(vararg index: {itype}): {k} = {read(t, f'{get}({idx})')}")
+            members.append(f"/** Element of {t.article} {t.marker} array at a full multi-index{what}. */\n"
+                           f"@JvmName(\"get{t.marker}{suffix}\")\n"
+                           f"public operator fun SharedNDArray<{t.marker}>.get(vararg index: {itype}): {k} = {read(t, f'{get}({idx})')}")
         for suffix, itype, idx, what in (("", "Int", "index.toIndex()", ""), ("L", "Long", "index", " (Long indices)")):
-            members.append(f"/** Stores an element of an {t.name} array at a full multi-index{what}. */\n"
-                           f"@JvmName(\"set{t.name}{suffix}\")\n"
-                           f"public operator fun SharedNDArray<{t.name}>.set(vararg index: {itype}, value: {k}): Unit = "
+            members.append(f"/** Stores an element of {t.article} {t.marker} array at a full multi-index{what}. */\n"
+                           f"@JvmName(\"set{t.marker}{suffix}\")\n"
+                           f"public operator fun SharedNDArray<{t.marker}>.set(vararg index: {itype}, value: {k}): Unit = "
                            f"{setter}({idx}, {to_java(t, 'value')})")
     return kotlin_file(marker_imports(types) + ["dev.sharedarrays.SharedNDArray"],
                        "Element access by full multi-index, typed by the element type: a[1, 2] is a Double for F64, "
@@ -68,8 +73,8 @@ def reductions(types):
         for mm, word in (("min", "smallest"), ("max", "largest")):
             call = f"{mm}AsDouble()" if t.is_float else f"{mm}AsLong()"
             members.append(f"/** The {word} element{exactly}. */\n"
-                           f"@JvmName(\"{mm}{t.name}\")\n"
-                           f"public fun SharedNDArray<{t.name}>.{mm}(): {ktype(t)} = {read(t, call)}")
+                           f"@JvmName(\"{mm}{t.marker}\")\n"
+                           f"public fun SharedNDArray<{t.marker}>.{mm}(): {ktype(t)} = {read(t, call)}")
     return kotlin_file(marker_imports(types) + ["dev.sharedarrays.SharedNDArray"],
                        "min() and max() of all elements, exact and in the element's own type (an I64 minimum beyond "
                        "2^53 is exact, a U64 maximum is a ULong). Float results are NaN if an element is NaN, as in "
@@ -77,14 +82,14 @@ def reductions(types):
 
 
 def factories(types):
-    first = types[0].name.lower()
+    first = types[0].marker.lower()
     fns = []
     for i, t in enumerate(types):
-        doc = (f"A zero-filled {t.name} array of [shape]; [name] is its shm name (generated: `sa-...`)." if i == 0
-               else f"A zero-filled {t.name} array; see [{first}].")
+        doc = (f"A zero-filled {t.marker} array of [shape]; [name] is its shm name (generated: `sa-...`)." if i == 0
+               else f"A zero-filled {t.marker} array; see [{first}].")
         fns.append(f"/** {doc} */\n"
-                   f"public fun {t.name.lower()}(vararg shape: Int, name: String? = null, backend: Backend? = null): SharedNDArray<{t.name}> =\n"
-                   f"    create({t.name}.TYPE, LongArray(shape.size) {{ shape[it].toLong() }}, options(name, backend))")
+                   f"public fun {t.marker.lower()}(vararg shape: Int, name: String? = null, backend: Backend? = null): SharedNDArray<{t.marker}> =\n"
+                   f"    create({t.marker}.TYPE, LongArray(shape.size) {{ shape[it].toLong() }}, options(name, backend))")
     body = textwrap.indent("\n\n".join([
         "/** An array of any shape (dimensions past 2^31 too) created as [options] say. */\n"
         "public fun <T : DType<T>> create(dtype: T, shape: LongArray, options: CreateOptions = CreateOptions.defaults()): SharedNDArray<T>",

@@ -33,13 +33,15 @@ def operand(jtype):
 
 
 def scalar_fill(types):
+    def value(t):
+        return "lv != 0 ? (byte) 1 : 0" if t.is_bool else operand(t.jtype)
     arms = [((t.name,), java("""
         {
             $jt v = $val;
             for (long i = 0, o = off; i < n; i++, o += stride) {
                 s.set($lay, o, v);
             }
-        }""", jt=t.jtype, val=operand(t.jtype), lay=t.layout)) for t in types]
+        }""", jt=t.jtype, val=value(t), lay=t.layout)) for t in types]
     return java("""
         static void fill(ElementType t, MemorySegment s, long off, long stride, long n, double dv, long lv) {
             $switch
@@ -49,7 +51,8 @@ def scalar_fill(types):
 def scalar_ops_dispatch(types):
     def call(t, op):
         return f"{op.lower()}{t.name}(s, off, stride, n, {operand(operand_type(t, op))});"
-    arms = [((t.name,), block(op_switch("t", [(op, call(t, op)) for op in ARITH], expr=False))) for t in types]
+    arms = [((t.name,), block(op_switch("t", [(op, call(t, op)) for op in ARITH], expr=False))) for t in types
+            if not t.is_bool]
     return java("""
         /** In place: element = element (op) scalar; dv for float types, lv (in range) for integer types. */
         static void scalar(ElementType t, Op op, MemorySegment s, long off, long stride, long n, double dv, long lv) {
@@ -76,10 +79,15 @@ def scalar_op_loop(t, op):
                 strided=op_expr(t, op, f"s.get({lay}, o)", "v"))
 
 
+def binary_ops(t):
+    """Bool arrays only copy: their arithmetic is refused before the kernels."""
+    return ("ASSIGN",) if t.is_bool else BINARY
+
+
 def binary_dispatch(types):
     def call(t, op):
         return f"{op.lower()}{t.name}(a, ao, as, b, bo, bs, n);"
-    arms = [((t.name,), block(op_switch("t", [(op, call(t, op)) for op in BINARY], expr=False))) for t in types]
+    arms = [((t.name,), block(op_switch("t", [(op, call(t, op)) for op in binary_ops(t)], expr=False))) for t in types]
     return java("""
         /** In place: a = a (op) b element by element, or a = b for ASSIGN. */
         static void binary(ElementType t, Op op, MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
@@ -276,7 +284,8 @@ SCALAR_DOC = """
  * byte offset off, byte stride stride apart. Each loop has a contiguous fast path (stride ==
  * item size) and a strided path. Integer arithmetic wraps in the element width; integer
  * division is floor division (numpy's //), unsigned for unsigned types, and its divisor was
- * checked for zero before the call. Float reductions are NaN-propagating like numpy's.
+ * checked for zero before the call. Float reductions are NaN-propagating like numpy's. BOOL
+ * has fill, copy and the integer reductions (a sum counts the nonzero elements).
  */"""
 
 
@@ -284,9 +293,9 @@ def scalar_kernels(types):
     floats = [t for t in types if t.is_float]
     ints = [t for t in types if not t.is_float]
     members = ["private ScalarKernels() {\n}", scalar_fill(types), scalar_ops_dispatch(types)]
-    members += [scalar_op_loop(t, op) for t in types for op in ARITH]
+    members += [scalar_op_loop(t, op) for t in types if not t.is_bool for op in ARITH]
     members += [binary_dispatch(types)]
-    members += [binary_loop(t, op) for t in types for op in BINARY]
+    members += [binary_loop(t, op) for t in types for op in binary_ops(t)]
     members += [reduction_dispatch(floats, "SUM", "double", "Float",
                                    "Sum of a float row in double: blocks of 8 accumulators, blocks added with compensation.")]
     members += [sum_float_loop(t) for t in floats]

@@ -14,6 +14,7 @@ PRIMITIVE = {
     ("f", 8): "double", ("f", 4): "float",
     ("i", 8): "long", ("i", 4): "int", ("i", 2): "short", ("i", 1): "byte",
     ("u", 8): "long", ("u", 4): "int", ("u", 2): "short", ("u", 1): "byte",
+    ("b", 1): "byte",
 }
 
 
@@ -24,8 +25,17 @@ class TableError(Exception):
 @dataclass(frozen=True)
 class Type:
     name: str
-    kind: str  # 'f', 'i' or 'u', as numpy
+    kind: str  # 'f', 'i', 'u' or 'b' (bool: a byte holding 0 or 1), as numpy
     size: int  # bytes
+
+    @property
+    def marker(self):
+        """The public marker class: the row's name (F64), or for a word (BOOL) the word capitalised (Bool)."""
+        return self.name if any(c.isdigit() for c in self.name) else self.name.capitalize()
+
+    @property
+    def article(self):
+        return "a" if self.is_bool else "an"
 
     @property
     def jtype(self):
@@ -40,11 +50,18 @@ class Type:
         return self.kind == "f"
 
     @property
+    def is_bool(self):
+        """Bool has no arithmetic: fill, copy and the integer reductions (sum counts the true elements)."""
+        return self.kind == "b"
+
+    @property
     def is_u64(self):
         return self.kind == "u" and self.size == 8
 
     def widen(self, x):
         """Java expression: the value of element x (of this type's storage) as a long."""
+        if self.is_bool:
+            return f"({x} != 0 ? 1L : 0L)"
         if self.size == 8:
             return x
         if self.kind == "i":

@@ -73,6 +73,11 @@ public sealed interface BulkAccess<T extends DType<T>> permits SharedNDArray {
         copyIn(values, values.length);
     }
 
+    /** As {@link #copyFrom(double[])}: true is 1, false is 0. */
+    default void copyFrom(boolean[] values) {
+        copyIn(values, values.length);
+    }
+
     private void copyIn(Object heapArray, int length) {
         SharedNDArray<T> a = self();
         a.locks().write(() -> {
@@ -109,6 +114,11 @@ public sealed interface BulkAccess<T extends DType<T>> permits SharedNDArray {
         return copyOut(new int[heapLength()]);
     }
 
+    /** The elements in row-major order as booleans: true for every nonzero element (NaN too), as numpy's cast to bool. */
+    default boolean[] toBooleanArray() {
+        return copyOut(new boolean[heapLength()]);
+    }
+
     private <A> A copyOut(A heapArray) {
         SharedNDArray<T> a = self();
         return a.locks().read(() -> {
@@ -128,7 +138,7 @@ public sealed interface BulkAccess<T extends DType<T>> permits SharedNDArray {
     /**
      * The elements in row-major order, each in the closest Java type that holds it exactly:
      * Double, Float, Long, Integer, Short, Byte for the signed types; Integer for U8 and U16,
-     * Long for U32, BigInteger for U64. A copy.
+     * Long for U32, BigInteger for U64; Integer 0 or 1 for Bool. A copy.
      */
     default List<Number> toList() {
         SharedNDArray<T> a = self();

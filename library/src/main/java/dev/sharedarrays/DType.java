@@ -13,7 +13,7 @@ import java.util.List;
  * @param <T> the marker class itself
  */
 public abstract sealed class DType<T extends DType<T>>
-        permits F64, F32, I64, I32, I16, I8, U64, U32, U16, U8 {
+        permits F64, F32, I64, I32, I16, I8, U64, U32, U16, U8, Bool {
 
     private final ElementType type;
 
@@ -56,6 +56,11 @@ public abstract sealed class DType<T extends DType<T>>
         return type.isUnsigned();
     }
 
+    /** True for {@link Bool}. */
+    public final boolean isBool() {
+        return type.isBool();
+    }
+
     @Override
     public final String toString() {
         return type.name();
@@ -74,7 +79,7 @@ public abstract sealed class DType<T extends DType<T>>
     /** Initialised on first use, after every marker class (which extends this one) is. */
     private static final class Markers {
         static final List<DType<?>> ALL = List.of(F64.TYPE, F32.TYPE, I64.TYPE, I32.TYPE, I16.TYPE, I8.TYPE,
-                U64.TYPE, U32.TYPE, U16.TYPE, U8.TYPE);
+                U64.TYPE, U32.TYPE, U16.TYPE, U8.TYPE, Bool.TYPE);
 
         static {
             for (DType<?> t : ALL) {

@@ -1,16 +1,20 @@
 package dev.sharedarrays;
 
 import dev.sharedarrays.internal.array.AxisReduction;
+import dev.sharedarrays.internal.array.CumulativeSum;
 import dev.sharedarrays.internal.array.ElementCodec;
 import dev.sharedarrays.internal.array.Loops;
+import dev.sharedarrays.internal.array.Reduction;
+import dev.sharedarrays.internal.array.RowReduction;
 import dev.sharedarrays.internal.kernel.Op;
 import java.lang.foreign.MemorySegment;
 
 /**
  * Reductions of a {@link SharedNDArray}, whole or along one axis, under the array's read lock.
  * Sums and means accumulate in double (integers: numpy's wrapping 64-bit sum, then converted);
- * minima and maxima are exact in the element type. Per-axis results are new arrays of this
- * process's backend that the caller closes.
+ * minima and maxima are exact in the element type; variances are numpy's (ddof 0); arg-reductions
+ * give numpy's first index. Per-axis results and cumulative sums are new process-local arrays
+ * (nothing to close; {@code share()} makes a shareable copy).
  *
  * @param <T> the element type marker
  */
@@ -67,46 +71,188 @@ public sealed interface Reductions<T extends DType<T>> permits SharedNDArray {
     private long reduceAsLong(Op op, String method, String instead) {
         SharedNDArray<T> a = self();
         return a.locks().read(() -> {
-            if (a.type().isFloatingPoint()) {
-                throw new DTypeMismatchException(method + "() is for integer arrays, this one holds " + a.dtype() + "; use " + instead + "()");
-            }
+            requireInteger(a, method, instead);
             return Loops.reduceInt(a.type(), op, a.mem(), a.layout());
         });
     }
 
     /**
-     * Sums along one axis into a new F64 array without that axis (shape [1] for a 1-d array).
+     * The product of all elements in double (integers: numpy's wrapping 64-bit product, unsigned
+     * types as the unsigned value, then converted; exactly with {@link #prodAsLong()}).
+     */
+    default double prod() {
+        SharedNDArray<T> a = self();
+        return a.locks().read(() -> RowReduction.product(a.type(), a.mem(), a.layout()));
+    }
+
+    /**
+     * The product of an integer array's elements as numpy computes it, wrapping in 64 bits (for
+     * unsigned types the bits of numpy's uint64 product: {@link Long#toUnsignedString(long)}).
      *
-     * @throws IndexOutOfBoundsException if {@code axis < 0 || axis >= ndim()}
+     * @throws DTypeMismatchException if {@code dtype().isFloatingPoint()}: use {@link #prod()}
+     */
+    default long prodAsLong() {
+        SharedNDArray<T> a = self();
+        return a.locks().read(() -> {
+            requireInteger(a, "prodAsLong", "prod");
+            return RowReduction.productAsLong(a.type(), a.mem(), a.layout());
+        });
+    }
+
+    /**
+     * The variance of all elements, numpy's {@code var()} with {@code ddof = 0}: the mean of the
+     * squared deviations from the mean, in double (numpy computes F32 arrays in float32).
+     */
+    default double variance() {
+        SharedNDArray<T> a = self();
+        return a.locks().read(() -> RowReduction.variance(a.type(), a.mem(), a.layout()));
+    }
+
+    /** The standard deviation of all elements: the square root of {@link #variance()} (numpy's {@code std()}, ddof 0). */
+    default double std() {
+        return Math.sqrt(variance());
+    }
+
+    /**
+     * The row-major (flat) index of the first smallest element, as numpy's {@code argmin()}: a
+     * float array with a NaN gives the index of its first NaN.
+     */
+    default long argmin() {
+        return arg(false);
+    }
+
+    /** The row-major (flat) index of the first largest element; the first NaN's if there is one (numpy's {@code argmax()}). */
+    default long argmax() {
+        return arg(true);
+    }
+
+    private long arg(boolean max) {
+        SharedNDArray<T> a = self();
+        return a.locks().read(() -> RowReduction.arg(a.type(), max, a.mem(), a.layout()));
+    }
+
+    /**
+     * Sums along one axis (negative counts from the end) into a new process-local F64 array
+     * without that axis (shape [1] for a 1-d array). Fast along any axis: an outer axis is
+     * summed row after row as memory lies, in numpy's order.
+     *
+     * @throws IndexOutOfBoundsException if {@code axis < -ndim() || axis >= ndim()}
      */
     default SharedNDArray<F64> sum(int axis) {
-        return reduceAxis(axis, Op.SUM, false);
+        return reduceAxis(axis, Reduction.SUM);
     }
 
     /** Means along one axis into a new F64 array without that axis; as {@link #sum(int)}. */
     default SharedNDArray<F64> mean(int axis) {
-        return reduceAxis(axis, Op.SUM, true);
+        return reduceAxis(axis, Reduction.MEAN);
     }
 
-    /** Minima along one axis into a new array of this dtype without that axis; as {@link #sum(int)}. */
+    /** Minima along one axis into a new array of this dtype without that axis (a NaN wins); as {@link #sum(int)}. */
     default SharedNDArray<T> min(int axis) {
-        return reduceAxis(axis, Op.MIN, false);
+        return reduceAxis(axis, Reduction.MIN);
     }
 
-    /** Maxima along one axis into a new array of this dtype without that axis; as {@link #sum(int)}. */
+    /** Maxima along one axis into a new array of this dtype without that axis (a NaN wins); as {@link #sum(int)}. */
     default SharedNDArray<T> max(int axis) {
-        return reduceAxis(axis, Op.MAX, false);
+        return reduceAxis(axis, Reduction.MAX);
+    }
+
+    /** Products along one axis into a new F64 array, each as {@link #prod()}; as {@link #sum(int)}. */
+    default SharedNDArray<F64> prod(int axis) {
+        return reduceAxis(axis, Reduction.PROD);
+    }
+
+    /** Variances (ddof 0) along one axis into a new F64 array, each as {@link #variance()}; as {@link #sum(int)}. */
+    default SharedNDArray<F64> variance(int axis) {
+        return reduceAxis(axis, Reduction.VAR);
+    }
+
+    /** Standard deviations (ddof 0) along one axis into a new F64 array; as {@link #sum(int)}. */
+    default SharedNDArray<F64> std(int axis) {
+        return reduceAxis(axis, Reduction.STD);
+    }
+
+    /** Indices along the axis of the first minima (first NaN) into a new I64 array; as {@link #sum(int)}. */
+    default SharedNDArray<I64> argmin(int axis) {
+        return reduceAxis(axis, Reduction.ARGMIN);
+    }
+
+    /** Indices along the axis of the first maxima (first NaN) into a new I64 array; as {@link #sum(int)}. */
+    default SharedNDArray<I64> argmax(int axis) {
+        return reduceAxis(axis, Reduction.ARGMAX);
+    }
+
+    @SuppressWarnings("unchecked")
+    private <R extends DType<R>> SharedNDArray<R> reduceAxis(int axis, Reduction r) {
+        SharedNDArray<T> a = self();
+        long[] outShape = AxisReduction.outShape(a.layout().shape(), axis);
+        R outType = (R) DType.of(r.resultType(a.type()));
+        return a.locks().read(() -> {
+            MemorySegment d = a.mem();
+            SharedNDArray<R> out = Local.empty(outType, outShape);
+            AxisReduction.reduce(a.type(), r, d, a.layout(), axis, out.mem());
+            return out;
+        });
+    }
+
+    /**
+     * The running sums of all elements in row-major order, as numpy's {@code cumsum()}: a new
+     * process-local 1-d array of {@code size()} elements whose dtype follows numpy: F64 and F32
+     * keep theirs (F32 adds in float32, as numpy), signed integers give I64, unsigned U64, and
+     * integer sums wrap. Type it with {@link SharedNDArray#as}, or use {@link #cumsum(int, DType)}.
+     */
+    default SharedNDArray<?> cumsum() {
+        return cumulative(null, DType.of(CumulativeSum.defaultType(self().type())));
+    }
+
+    /**
+     * The running sums along one axis (negative counts from the end), as numpy's
+     * {@code cumsum(axis)}: a new process-local array of this shape, dtype as {@link #cumsum()}.
+     *
+     * @throws IndexOutOfBoundsException if {@code axis < -ndim() || axis >= ndim()}
+     */
+    default SharedNDArray<?> cumsum(int axis) {
+        return cumulative(axis, DType.of(CumulativeSum.defaultType(self().type())));
+    }
+
+    /**
+     * {@link #cumsum(int)} accumulated in {@code dtype}, as numpy's {@code cumsum(axis, dtype=...)}:
+     * integer sums wrap to its width, F32 rounds after each add.
+     *
+     * @throws DTypeMismatchException if this array is a float array and {@code dtype} an integer type
+     *         (numpy refuses that cast too)
+     * @throws IndexOutOfBoundsException if {@code axis < -ndim() || axis >= ndim()}
+     */
+    default <R extends DType<R>> SharedNDArray<R> cumsum(int axis, R dtype) {
+        return cumulative(axis, dtype);
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private <R extends DType<R>> SharedNDArray<R> reduceAxis(int axis, Op op, boolean mean) {
+    private <R extends DType<R>> SharedNDArray<R> cumulative(Integer axis, DType<?> dtype) {
         SharedNDArray<T> a = self();
+        if (a.type().isFloatingPoint() && !dtype.isFloatingPoint()) {
+            throw new DTypeMismatchException("cannot accumulate a " + a.dtype() + " array in " + dtype + ": a float array sums in F64 "
+                    + "or F32; convert it with astype first");
+        }
+        long[] shape = axis == null ? new long[] {a.size()} : a.layout().shape();
+        if (axis != null) {
+            AxisReduction.outShape(shape, axis);
+        }
         return a.locks().read(() -> {
             MemorySegment d = a.mem();
-            long[] outShape = AxisReduction.outShape(a.layout().shape(), axis);
-            R outType = (R) DType.of(AxisReduction.outType(a.type(), op));
-            return SharedNDArray.filled(SharedArrays.create(outType, outShape),
-                    out -> AxisReduction.reduce(a.type(), op, mean, d, a.layout(), axis, out.mem()));
+            SharedNDArray<R> out = Local.empty((R) (DType) dtype, shape);
+            if (axis == null) {
+                CumulativeSum.flat(a.type(), d, a.layout(), dtype.elementType(), out.mem());
+            } else {
+                CumulativeSum.axis(a.type(), d, a.layout(), axis, dtype.elementType(), out.mem());
+            }
+            return out;
         });
+    }
+
+    private static void requireInteger(SharedNDArray<?> a, String method, String instead) {
+        if (a.type().isFloatingPoint()) {
+            throw new DTypeMismatchException(method + "() is for integer arrays, this one holds " + a.dtype() + "; use " + instead + "()");
+        }
     }
 }

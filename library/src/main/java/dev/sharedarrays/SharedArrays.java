@@ -4,6 +4,8 @@ import dev.sharedarrays.internal.backend.BackendSelection;
 import dev.sharedarrays.internal.backend.Backends;
 import dev.sharedarrays.internal.backend.FdPassing;
 import dev.sharedarrays.internal.backend.ShmBackend;
+import dev.sharedarrays.internal.io.NpyHeader;
+import dev.sharedarrays.internal.io.NpyReader;
 import dev.sharedarrays.internal.segment.Segment;
 import dev.sharedarrays.internal.segment.SegmentScan;
 import dev.sharedarrays.internal.segment.Sweeper;
@@ -120,6 +122,108 @@ public final class SharedArrays {
             a.close();
             throw e;
         }
+    }
+
+    /**
+     * Reads a .npy file (numpy's {@code np.save}, format 1.0, 2.0 or 3.0; a shared segment's
+     * file also is one) into a new process-local array: no file, nothing to close, freed by the
+     * garbage collector. Elements are read with bulk file reads; a live segment's file is read
+     * as it is, without taking the array's lock (attach it to share it). A Fortran-order file
+     * gives the transposed view of a C-order array of the reversed shape, which is exactly its
+     * layout: the shape and values are the file's, {@code isContiguous()} is false (no copy is
+     * made). A 0-dimensional file (shape {@code ()}) is refused: arrays here have 1 to 8.
+     *
+     * @throws NpyFormatException if the file is not a .npy file this library reads: bad magic,
+     *         unknown version, truncated, malformed header, 0 or more than 8 dimensions, a zero
+     *         dimension, or an element type it does not have (big-endian, complex, float16,
+     *         strings, objects, structured); the message says how to convert it in numpy
+     * @throws java.io.UncheckedIOException if the file cannot be read (missing: its cause is a
+     *         {@link java.nio.file.NoSuchFileException})
+     */
+    public static SharedNDArray<?> load(Path path) {
+        return loadAny(path, null, null);
+    }
+
+    /**
+     * Reads a .npy file, as {@link #load(Path)} does, into a new shared array created as
+     * {@code options} say (C order also for a Fortran-order file, through a process-local
+     * temporary). If reading fails the array is destroyed.
+     *
+     * @throws NpyFormatException if the file is not a .npy file this library reads
+     * @throws java.io.UncheckedIOException if the file cannot be read
+     * @throws SegmentExistsException if the name or file of {@code options} exists
+     * @throws InsufficientSpaceException if the memory cannot be reserved
+     */
+    public static SharedNDArray<?> load(Path path, CreateOptions options) {
+        return loadAny(path, null, java.util.Objects.requireNonNull(options, "options"));
+    }
+
+    /**
+     * {@link #load(Path)} of a file that must hold {@code dtype}.
+     *
+     * @throws DTypeMismatchException naming both types if it holds another (nothing is read)
+     */
+    public static <T extends DType<T>> SharedNDArray<T> load(Path path, T dtype) {
+        return loadAny(path, java.util.Objects.requireNonNull(dtype, "dtype"), null).as(dtype);
+    }
+
+    /**
+     * {@link #load(Path, CreateOptions)} of a file that must hold {@code dtype}.
+     *
+     * @throws DTypeMismatchException naming both types if it holds another (nothing is created)
+     */
+    public static <T extends DType<T>> SharedNDArray<T> load(Path path, T dtype, CreateOptions options) {
+        java.util.Objects.requireNonNull(dtype, "dtype");
+        return loadAny(path, dtype, java.util.Objects.requireNonNull(options, "options")).as(dtype);
+    }
+
+    /** The file's array, checked to hold dtype unless it is null, in a local array if options is null. */
+    private static SharedNDArray<?> loadAny(Path path, DType<?> dtype, CreateOptions options) {
+        java.util.Objects.requireNonNull(path, "path");
+        try (NpyReader r = NpyReader.open(path)) {
+            DType<?> held = DType.of(r.header().type());
+            if (dtype != null && held != dtype) {
+                throw new DTypeMismatchException("file " + path + " holds " + held + " (" + held.descr() + "), not " + dtype
+                        + " (" + dtype.descr() + "); load(path) takes any type, or convert it with astype");
+            }
+            return read(r, held, options);
+        }
+    }
+
+    /** The file's array in a new local array (options null) or a shared one. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static SharedNDArray<?> read(NpyReader r, DType dtype, CreateOptions options) {
+        NpyHeader h = r.header();
+        long[] shape = h.shape();
+        if (!h.fortranOrder()) {
+            SharedNDArray a = options == null ? Local.empty(dtype, shape) : create(dtype, shape, options);
+            return filled(a, options != null, () -> a.locks().write(() -> r.readData(a.data())));
+        }
+        // column-major data is the row-major data of the reversed shape, transposed
+        long[] reversed = new long[shape.length];
+        for (int i = 0; i < shape.length; i++) {
+            reversed[i] = shape[shape.length - 1 - i];
+        }
+        SharedNDArray t = Local.empty(dtype, reversed);
+        filled(t, false, () -> t.locks().write(() -> r.readData(t.data())));
+        if (options == null) {
+            return t.transpose();
+        }
+        SharedNDArray a = create(dtype, shape, options);
+        return filled(a, true, () -> a.copyFrom(t.transpose()));
+    }
+
+    /** Runs fill; if it fails, destroys a shared array. */
+    private static SharedNDArray<?> filled(SharedNDArray<?> a, boolean shared, Runnable fill) {
+        try {
+            fill.run();
+        } catch (RuntimeException | Error e) {
+            if (shared) {
+                a.destroy();
+            }
+            throw e;
+        }
+        return a;
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})

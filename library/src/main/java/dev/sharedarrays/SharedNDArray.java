@@ -58,8 +58,8 @@ import java.util.function.Consumer;
  * @param <T> the element type marker, such as {@link F64}
  */
 public final class SharedNDArray<T extends DType<T>>
-        implements BulkAccess<T>, Reductions<T>, InPlaceArithmetic<T>, Arithmetic<T>, Conversions<T>, Locks<T>,
-        AutoCloseable {
+        implements BulkAccess<T>, Reductions<T>, Sorting<T>, InPlaceArithmetic<T>, Arithmetic<T>, Conversions<T>,
+        Comparisons<T>, Logical<T>, Masking<T>, Persistence<T>, Locks<T>, AutoCloseable {
     private final Segment segment;
     /** Not named dtype or size: Kotlin would see those private fields before the DSL's properties. */
     private final T marker;

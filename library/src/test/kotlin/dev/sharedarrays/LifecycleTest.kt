@@ -36,13 +36,16 @@ class LifecycleTest : FunSpec({
         withData(DType.all().associateBy { it.name() }) { t ->
             SharedArrays.createAny(t, longArrayOf(5), CreateOptions.defaults().backend(Backend.ANONYMOUS)).use { a ->
                 a.itemSize() shouldBe t.itemSize()
+                // Bool stores any nonzero value as 1 (numpy's cast to bool)
+                val hundred = if (t == Bool.TYPE) 1L else 100L
                 a.setLong(1, 100)
-                a.getLong(1) shouldBe 100
-                a.getDouble(1) shouldBe 100.0
+                a.getLong(1) shouldBe hundred
+                a.getDouble(1) shouldBe hundred.toDouble()
                 a.setLong(2, 300)
                 val expected = when (t) {
                     U8.TYPE -> 44L
                     I8.TYPE -> 44L
+                    Bool.TYPE -> 1L
                     else -> 300L
                 }
                 a.getLong(2) shouldBe expected
@@ -51,6 +54,7 @@ class LifecycleTest : FunSpec({
                     U8.TYPE -> 255L
                     U16.TYPE -> 65535L
                     U32.TYPE -> 4294967295L
+                    Bool.TYPE -> 1L
                     else -> -1L // U64 reads as its bit pattern
                 }
                 a.getLong(3) shouldBe minusOne

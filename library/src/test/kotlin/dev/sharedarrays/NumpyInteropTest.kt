@@ -35,8 +35,11 @@ class NumpyInteropTest : FunSpec({
         else -> a.getLong(i).toString()
     }
 
-    fun normalize(t: DType<*>, text: String): String =
-        if (t.isFloatingPoint) text.toDouble().toString() else BigInteger(text).toString()
+    fun normalize(t: DType<*>, text: String): String = when {
+        t.isFloatingPoint -> text.toDouble().toString()
+        t.isBool -> when (text) { "True" -> "1"; "False" -> "0"; else -> text }
+        else -> BigInteger(text).toString()
+    }
 
     fun extreme(t: DType<*>, a: SharedNDArray<*>, i: Long) = when (t) {
         F64.TYPE -> a.setDouble(i, 0.1)
@@ -78,7 +81,10 @@ class NumpyInteropTest : FunSpec({
                 seen.shape shouldBe listOf(3L, 4L)
                 seen.values.map { normalize(t, it) } shouldBe written[k]
                 // numpy's writes are visible here
-                (0 until a.size()).map { a.getLong(it) } shouldBe (0 until a.size()).map { (it * 3 + 1) % 100 }
+                (0 until a.size()).map { a.getLong(it) } shouldBe (0 until a.size()).map {
+                    val v = (it * 3 + 1) % 100
+                    if (t.isBool) (if (v != 0L) 1L else 0L) else v
+                }
             }
         } finally {
             arrays.forEach { it.close() }

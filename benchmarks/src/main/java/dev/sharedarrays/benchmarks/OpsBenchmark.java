@@ -66,7 +66,7 @@ public final class OpsBenchmark {
             fill(ib.data(), rnd, true);
             fill(m.data(), rnd, false);
 
-            Numpy np = numpy(runs, List.of(a, b, ia, ib, m, c));
+            Numpy np = numpy("ops_bench.py", runs, List.of(a, b, ia, ib, m, c));
             SharedNDArray<F64> v = m.slice(1, 0, SIDE, 2);
             double[] sink = new double[1];
             String[][] rows = {
@@ -109,6 +109,7 @@ public final class OpsBenchmark {
         } finally {
             all.forEach(SharedNDArray::close);
         }
+        NumpyHabitsRows.run(runs);
     }
 
     private static <T extends SharedNDArray<?>> T track(List<SharedNDArray<?>> all, T a) {
@@ -128,7 +129,7 @@ public final class OpsBenchmark {
         }
     }
 
-    private static double median(Op op, int runs) {
+    static double median(Op op, int runs) {
         for (int i = 0; i < 3; i++) {
             op.run(); // warm-up: JIT and page tables
         }
@@ -142,7 +143,7 @@ public final class OpsBenchmark {
         return t[runs / 2];
     }
 
-    private record Numpy(String json, String version) {
+    record Numpy(String json, String version) {
         double shared(String key) {
             return value("shared", key);
         }
@@ -161,15 +162,15 @@ public final class OpsBenchmark {
         }
     }
 
-    private static Numpy numpy(int runs, List<SharedNDArray<?>> arrays) throws IOException, InterruptedException {
+    static Numpy numpy(String name, int runs, List<SharedNDArray<?>> arrays) throws IOException, InterruptedException {
         Path script = null;
         for (Path dir = Path.of("").toAbsolutePath(); dir != null && script == null; dir = dir.getParent()) {
-            if (Files.exists(dir.resolve("benchmarks/python/ops_bench.py"))) {
-                script = dir.resolve("benchmarks/python/ops_bench.py");
+            if (Files.exists(dir.resolve("benchmarks/python/" + name))) {
+                script = dir.resolve("benchmarks/python/" + name);
             }
         }
         if (script == null) {
-            throw new IllegalStateException("cannot find benchmarks/python/ops_bench.py above " + Path.of("").toAbsolutePath());
+            throw new IllegalStateException("cannot find benchmarks/python/" + name + " above " + Path.of("").toAbsolutePath());
         }
         List<String> cmd = new ArrayList<>(List.of("python3", script.toString(), Integer.toString(runs)));
         arrays.forEach(x -> cmd.add(x.path().orElseThrow().toString()));

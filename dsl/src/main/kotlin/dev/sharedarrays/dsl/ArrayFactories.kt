@@ -2,6 +2,7 @@
 package dev.sharedarrays.dsl
 
 import dev.sharedarrays.Backend
+import dev.sharedarrays.Bool
 import dev.sharedarrays.CreateOptions
 import dev.sharedarrays.DType
 import dev.sharedarrays.F32
@@ -63,6 +64,10 @@ public sealed interface ArrayFactories {
     /** A zero-filled U8 array; see [f64]. */
     public fun u8(vararg shape: Int, name: String? = null, backend: Backend? = null): SharedNDArray<U8> =
         create(U8.TYPE, LongArray(shape.size) { shape[it].toLong() }, options(name, backend))
+
+    /** A zero-filled Bool array; see [f64]. */
+    public fun bool(vararg shape: Int, name: String? = null, backend: Backend? = null): SharedNDArray<Bool> =
+        create(Bool.TYPE, LongArray(shape.size) { shape[it].toLong() }, options(name, backend))
 }
 
 private fun options(name: String?, backend: Backend?): CreateOptions {

@@ -10,9 +10,10 @@ import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 
 /**
  * numpy's {@code astype} casts between element types: floats to integers truncate toward zero,
- * integers wrap to the target width, integers to floats round to nearest. Where numpy yields an
- * undefined value (NaN, an infinity or a float outside the target's range cast to an integer),
- * this throws instead. The caller holds the locks.
+ * integers wrap to the target width, integers to floats round to nearest, and anything to BOOL
+ * is true unless zero (NaN too). Where numpy yields an undefined value (NaN, an infinity or a
+ * float outside the target's range cast to an integer), this throws instead. The caller holds
+ * the locks.
  */
 public final class Casts {
     private Casts() {
@@ -49,11 +50,12 @@ public final class Casts {
         }
         int fi = from.itemSize();
         int ti = to.itemSize();
-        boolean floatToInt = from.isFloatingPoint() && !to.isFloatingPoint();
+        // to BOOL every value has a cast, nonzero (NaN too) to true: through the double, as 0.5 is true
+        boolean floatToInt = from.isFloatingPoint() && !to.isFloatingPoint() && !to.isBool();
         for (long i = 0; i < n; i++) {
             long s = (so + i * ss) / fi;
             long d = (d0 + i * ds) / ti;
-            if (to.isFloatingPoint()) {
+            if (to.isFloatingPoint() || to.isBool()) {
                 ElementCodec.setDouble(to, dst, d, ElementCodec.getDouble(from, src, s));
             } else if (floatToInt) {
                 double v = ElementCodec.getDouble(from, src, s);

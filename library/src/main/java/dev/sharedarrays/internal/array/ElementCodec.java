@@ -14,7 +14,9 @@ import java.math.BigInteger;
 /**
  * Reads and writes one element of any type, by element index {@code i} into a segment, as a
  * double or a long. Integer stores wrap to the element width; unsigned types read as their
- * unsigned value (U64 as its bit pattern when read as a long).
+ * unsigned value (U64 as its bit pattern when read as a long). BOOL reads as 0 or 1 (any nonzero
+ * byte, which another process may have written, as 1) and stores 1 for any nonzero value or NaN,
+ * as numpy's cast to bool.
  */
 public final class ElementCodec {
     private ElementCodec() {
@@ -40,6 +42,7 @@ public final class ElementCodec {
             case U32 -> Integer.toUnsignedLong(d.getAtIndex(JAVA_INT, i));
             case U16 -> Short.toUnsignedInt(d.getAtIndex(JAVA_SHORT, i));
             case U8 -> Byte.toUnsignedInt(d.getAtIndex(JAVA_BYTE, i));
+            case BOOL -> d.getAtIndex(JAVA_BYTE, i) != 0 ? 1 : 0;
         };
     }
 
@@ -61,6 +64,7 @@ public final class ElementCodec {
             case I32, U32 -> d.setAtIndex(JAVA_INT, i, (int) value);
             case I16, U16 -> d.setAtIndex(JAVA_SHORT, i, (short) value);
             case I8, U8 -> d.setAtIndex(JAVA_BYTE, i, (byte) value);
+            case BOOL -> d.setAtIndex(JAVA_BYTE, i, value != 0 ? (byte) 1 : 0);
         }
     }
 
@@ -77,11 +81,15 @@ public final class ElementCodec {
             case U32 -> Integer.toUnsignedLong(d.getAtIndex(JAVA_INT, i));
             case U16 -> Short.toUnsignedInt(d.getAtIndex(JAVA_SHORT, i));
             case U8 -> Byte.toUnsignedInt(d.getAtIndex(JAVA_BYTE, i));
+            case BOOL -> d.getAtIndex(JAVA_BYTE, i) != 0 ? 1 : 0;
         };
     }
 
-    /** The element as its repr prints it. */
+    /** The element as its repr prints it (BOOL as numpy's True and False). */
     public static String format(ElementType t, MemorySegment d, long i) {
+        if (t.isBool()) {
+            return d.getAtIndex(JAVA_BYTE, i) != 0 ? "True" : "False";
+        }
         if (t.isUnsigned64()) {
             return Long.toUnsignedString(d.getAtIndex(JAVA_LONG, i));
         }
@@ -93,8 +101,14 @@ public final class ElementCodec {
         return t.isUnsigned64() ? unsignedToDouble(v) : (double) v;
     }
 
-    /** A double truncated toward zero as the long an integer element of type t stores (U64 past 2^63 too). */
+    /**
+     * A double truncated toward zero as the long an integer element of type t stores (U64 past
+     * 2^63 too); for BOOL, 1 unless v is 0 (NaN is 1, as numpy's bool(nan)).
+     */
     public static long toLongBits(ElementType t, double v) {
+        if (t.isBool()) {
+            return v != 0 ? 1 : 0;
+        }
         return t.isUnsigned64() ? doubleToUnsigned(v) : (long) v;
     }
 
@@ -103,8 +117,12 @@ public final class ElementCodec {
     }
 
     private static double unsignedToDouble(long bits) {
-        double d = (double) (bits >>> 1) * 2.0;
-        return d + (bits & 1);
+        if (bits >= 0) {
+            return (double) bits;
+        }
+        // halved with the lost bit kept (sticky), so that the one rounding is the correct one,
+        // as numpy's (C's) conversion: 2^63 + 1025 rounds up to 2^63 + 2048
+        return (double) ((bits >>> 1) | (bits & 1)) * 2.0;
     }
 
     private static long doubleToUnsigned(double v) {

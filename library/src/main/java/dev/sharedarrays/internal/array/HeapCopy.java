@@ -10,6 +10,8 @@ import java.lang.foreign.ValueLayout;
  * array of its own element type ({@code double[]} as F64, {@code int[]} as I32, ...); values go
  * through doubles when the heap type is a float type and through longs otherwise, converted as
  * {@link ElementCodec} does. Rows whose storage matches the heap type bit for bit are bulk copies.
+ * A {@code boolean[]} is seen as a BOOL array (through a byte[] of 0 and 1); a BOOL array takes
+ * any nonzero value (NaN too) as true, as numpy's cast to bool.
  */
 public final class HeapCopy {
     private HeapCopy() {
@@ -30,24 +32,47 @@ public final class HeapCopy {
             case int[] a -> new Heap(ElementType.I32, a, ValueLayout.JAVA_INT, MemorySegment.ofArray(a));
             case short[] a -> new Heap(ElementType.I16, a, ValueLayout.JAVA_SHORT, MemorySegment.ofArray(a));
             case byte[] a -> new Heap(ElementType.I8, a, ValueLayout.JAVA_BYTE, MemorySegment.ofArray(a));
+            case Bytes b -> new Heap(ElementType.BOOL, b.bytes(), ValueLayout.JAVA_BYTE, MemorySegment.ofArray(b.bytes()));
             default -> throw new IllegalArgumentException("not a primitive numeric array: " + heapArray.getClass().getName());
         };
     }
 
+    /** The bytes (0 or 1) of a boolean[], which has no heap segment of its own. */
+    private record Bytes(byte[] bytes) {
+    }
+
     /** Writes the heap array's elements into the array, in row-major order. */
     public static void copyIn(ElementType t, MemorySegment d, StridedLayout l, Object heapArray) {
+        if (heapArray instanceof boolean[] a) {
+            byte[] b = new byte[a.length];
+            for (int i = 0; i < a.length; i++) {
+                b[i] = a[i] ? (byte) 1 : 0;
+            }
+            heapArray = new Bytes(b);
+        }
         copy(heap(heapArray), t, d, l, true);
     }
 
     /** Reads the array's elements into the heap array, in row-major order. */
     public static void copyOut(ElementType t, MemorySegment d, StridedLayout l, Object heapArray) {
+        if (heapArray instanceof boolean[] a) {
+            byte[] b = new byte[a.length];
+            copy(heap(new Bytes(b)), t, d, l, false);
+            for (int i = 0; i < a.length; i++) {
+                a[i] = b[i] != 0;
+            }
+            return;
+        }
         copy(heap(heapArray), t, d, l, false);
     }
 
     private static void copy(Heap h, ElementType t, MemorySegment d, StridedLayout l, boolean in) {
         int size = t.itemSize();
-        boolean sameBits = h.type().itemSize() == size && h.type().isFloatingPoint() == t.isFloatingPoint();
-        boolean viaDouble = h.type().isFloatingPoint();
+        // a byte is not a bool: copies between I8 and BOOL convert (nonzero is 1)
+        boolean sameBits = h.type().itemSize() == size && h.type().isFloatingPoint() == t.isFloatingPoint()
+                && h.type().isBool() == t.isBool();
+        // to BOOL from a float goes through the double: 0.5 is true
+        boolean viaDouble = h.type().isFloatingPoint() || h.type().isBool() && t.isFloatingPoint();
         long[] position = {0};
         Loops.rows(l, size, (off, stride, n) -> {
             long p = position[0];

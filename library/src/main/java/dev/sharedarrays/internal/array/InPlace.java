@@ -20,6 +20,7 @@ public final class InPlace {
 
     /** element = element (op) value. */
     public static void scalar(ElementType t, Op op, MemorySegment d, StridedLayout l, double value) {
+        checkArithmetic(t, op);
         if (t.isFloatingPoint()) {
             Loops.scalar(t, op, d, l, value, 0);
             return;
@@ -33,6 +34,7 @@ public final class InPlace {
 
     /** element = element (op) value; integer arrays wrap. */
     public static void scalar(ElementType t, Op op, MemorySegment d, StridedLayout l, long value) {
+        checkArithmetic(t, op);
         if (!t.isFloatingPoint()) {
             checkRange(t, value);
             if (op == Op.DIV && value == 0) {
@@ -40,6 +42,18 @@ public final class InPlace {
             }
         }
         Loops.scalar(t, op, d, l, (double) value, value);
+    }
+
+    /**
+     * BOOL arrays copy but have no arithmetic.
+     *
+     * @throws DTypeMismatchException if {@code t.isBool() && op != Op.ASSIGN}
+     */
+    public static void checkArithmetic(ElementType t, Op op) {
+        if (t.isBool() && op != Op.ASSIGN) {
+            throw new DTypeMismatchException("cannot " + op.verb() + " BOOL arrays: Bool has no arithmetic; use the logical"
+                    + " and/or/xor/not, or convert to a number type first");
+        }
     }
 
     /**
@@ -59,10 +73,11 @@ public final class InPlace {
      * rule (b may have fewer axes, and axes of length 1 stretch), or b's reshaped to a's when
      * both are contiguous with as many elements.
      *
-     * @throws DTypeMismatchException if {@code at != bt}
+     * @throws DTypeMismatchException if {@code at != bt}, or if they are BOOL and op is arithmetic
      * @throws ShapeMismatchException if b's shape neither broadcasts to a's nor has as many elements
      */
     public static StridedLayout operand(Op op, ElementType at, StridedLayout la, ElementType bt, StridedLayout lb) {
+        checkArithmetic(at, op);
         if (at != bt) {
             throw new DTypeMismatchException("cannot " + op.verb() + " a " + bt + " array into a " + at
                     + " array: dtypes differ (" + at.descr() + " vs " + bt.descr() + "); convert one with astype");
@@ -83,6 +98,7 @@ public final class InPlace {
     /** a = a (op) b element by element (same shapes); {@code sameArray} if both view one array. */
     public static void binary(ElementType t, Op op, MemorySegment a, StridedLayout la, MemorySegment b, StridedLayout lb,
                               boolean sameArray) {
+        checkArithmetic(t, op);
         if (op == Op.DIV && !t.isFloatingPoint() && Loops.anyZero(t, b, lb)) {
             throw new ArithmeticException("integer division by zero: the divisor " + t + " array has a zero element; nothing was written");
         }

@@ -118,6 +118,87 @@ public final class Locking {
         }
     }
 
+    /**
+     * Runs body holding this array's write lock and the read locks of a and b: one lock per
+     * array (the write lock for this array's), taken in the order of array id.
+     */
+    public void writeReading(Locking a, Locking b, Runnable body) {
+        Locking[] all = {this, a, b};
+        try {
+            for (Locking l : all) {
+                l.segment.checkNotTruncated();
+            }
+            lockedAll(all, body);
+            poll(segment);
+        } catch (InternalError e) {
+            Segment bad = segment;
+            for (Locking l : all) {
+                bad = l.segment.isTruncated() ? l.segment : bad;
+            }
+            throw bad.truncated(e);
+        }
+    }
+
+    /** all[0] is written, the others read; views that do not lock take no lock. */
+    private static void lockedAll(Locking[] all, Runnable body) {
+        Locking[] held = new Locking[all.length];
+        boolean[] write = new boolean[all.length];
+        int n = 0;
+        for (int i = 0; i < all.length; i++) {
+            Locking l = all[i];
+            if (!l.locking) {
+                continue;
+            }
+            int j = 0;
+            while (j < n && held[j].id() != l.id()) {
+                j++;
+            }
+            if (j == n) {
+                held[n++] = l;
+            }
+            write[j] |= i == 0;
+        }
+        for (int i = 1; i < n; i++) {
+            for (int j = i; j > 0 && Long.compareUnsigned(held[j - 1].id(), held[j].id()) > 0; j--) {
+                Locking l = held[j];
+                held[j] = held[j - 1];
+                held[j - 1] = l;
+                boolean w = write[j];
+                write[j] = write[j - 1];
+                write[j - 1] = w;
+            }
+        }
+        int taken = 0;
+        try {
+            for (; taken < n; taken++) {
+                if (write[taken]) {
+                    held[taken].segment.lockWrite();
+                } else {
+                    held[taken].segment.lockRead();
+                }
+            }
+            body.run();
+        } finally {
+            unlock(held, write, taken - 1);
+        }
+    }
+
+    /** Releases held[i] down to held[0], all of them even if one release throws. */
+    private static void unlock(Locking[] held, boolean[] write, int i) {
+        if (i < 0) {
+            return;
+        }
+        try {
+            if (write[i]) {
+                held[i].segment.unlockWrite();
+            } else {
+                held[i].segment.unlockRead();
+            }
+        } finally {
+            unlock(held, write, i - 1);
+        }
+    }
+
     /** Takes segment's write or read lock, whatever the view's locking, and returns it held. */
     public static HeldLock hold(Segment segment, boolean write) {
         try {

@@ -77,6 +77,7 @@ public final class OutOfLineAccess {
                     case U16 -> Short.toUnsignedInt(d.getAtIndex(JAVA_SHORT, i));
                     case I8 -> d.getAtIndex(JAVA_BYTE, i);
                     case U8 -> Byte.toUnsignedInt(d.getAtIndex(JAVA_BYTE, i));
+                    case BOOL -> d.getAtIndex(JAVA_BYTE, i) != 0 ? 1 : 0;
                 });
             case GET_LONG:
                 return switch (t) {
@@ -89,6 +90,7 @@ public final class OutOfLineAccess {
                     case U16 -> Short.toUnsignedInt(d.getAtIndex(JAVA_SHORT, i));
                     case I8 -> d.getAtIndex(JAVA_BYTE, i);
                     case U8 -> Byte.toUnsignedInt(d.getAtIndex(JAVA_BYTE, i));
+                    case BOOL -> d.getAtIndex(JAVA_BYTE, i) != 0 ? 1 : 0;
                 };
             case SET_DOUBLE:
                 switch (t) {
@@ -97,7 +99,7 @@ public final class OutOfLineAccess {
                     case I64, U64 -> d.setAtIndex(JAVA_LONG, i, ElementCodec.toLongBits(t, dv));
                     case I32, U32 -> d.setAtIndex(JAVA_INT, i, (int) ElementCodec.toLongBits(t, dv));
                     case I16, U16 -> d.setAtIndex(JAVA_SHORT, i, (short) ElementCodec.toLongBits(t, dv));
-                    case I8, U8 -> d.setAtIndex(JAVA_BYTE, i, (byte) ElementCodec.toLongBits(t, dv));
+                    case I8, U8, BOOL -> d.setAtIndex(JAVA_BYTE, i, (byte) ElementCodec.toLongBits(t, dv));
                 }
                 return 0;
             case SET_LONG:
@@ -108,6 +110,7 @@ public final class OutOfLineAccess {
                     case I32, U32 -> d.setAtIndex(JAVA_INT, i, (int) a);
                     case I16, U16 -> d.setAtIndex(JAVA_SHORT, i, (short) a);
                     case I8, U8 -> d.setAtIndex(JAVA_BYTE, i, (byte) a);
+                    case BOOL -> d.setAtIndex(JAVA_BYTE, i, a != 0 ? (byte) 1 : 0);
                 }
                 return 0;
             case COMPARE_AND_SET:

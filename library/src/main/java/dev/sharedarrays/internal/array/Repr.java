@@ -43,7 +43,7 @@ public final class Repr {
                 text[i] = f.format(values[i]);
             }
         } else {
-            int width = 0;
+            int width = t == ElementType.BOOL ? 5 : 0; // numpy's BoolFormat: " True" beside "False", always
             for (int i = 0; i < shown.length; i++) {
                 text[i] = ElementCodec.format(t, d, index.applyAsLong(shown[i]));
                 width = Math.max(width, text[i].length());

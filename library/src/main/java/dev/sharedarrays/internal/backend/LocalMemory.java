@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link #CACHE_LIMIT} bytes, cached mappings of other sizes are unmapped first. The collector does not
  * see the size of a mapping, so a loop of large temporaries would outrun it; as the JDK does
  * for direct buffers, a mapping that would take the live total past a limit first asks for a
- * collection and waits briefly for the cleaner. Thread-safe.
+ * collection and waits briefly for the cleaner; the limit is then what is still in use plus
+ * {@link #MIN_LIMIT}. Thread-safe.
  */
 final class LocalMemory {
     private static final long HEAP_MAX = 256L << 10;
@@ -117,8 +118,10 @@ final class LocalMemory {
                 break;
             }
         }
-        // a working set that really is this large should not collect on every allocation
-        limit = Math.max(MIN_LIMIT, 2 * LIVE.get());
+        // room for MIN_LIMIT more than is in use now: a large working set does not collect on every
+        // allocation, and a cleaner that lags behind raises the limit only by a step, which the
+        // next collection takes back
+        limit = LIVE.get() + MIN_LIMIT;
         LIVE.addAndGet(size);
     }
 }

@@ -7,7 +7,7 @@ package dev.sharedarrays.internal.kernel;
  *
  * <p>{@code code} is the number stored in a segment's control block and never changes;
  * {@code descr} is numpy's; {@code kind} is numpy's kind letter ('f' float, 'i' signed, 'u'
- * unsigned); {@code itemSize} is in bytes.
+ * unsigned, 'b' bool: one byte holding 0 or 1); {@code itemSize} is in bytes.
  */
 public enum ElementType {
     // name(code, descr, kind, itemSize)
@@ -20,7 +20,8 @@ public enum ElementType {
     U64(7, "<u8", 'u', 8),
     U32(8, "<u4", 'u', 4),
     U16(9, "<u2", 'u', 2),
-    U8(10, "|u1", 'u', 1);
+    U8(10, "|u1", 'u', 1),
+    BOOL(11, "|b1", 'b', 1);
 
     private static final ElementType[] BY_CODE = byCode();
 
@@ -78,18 +79,26 @@ public enum ElementType {
         return kind == 'u';
     }
 
+    /** True for BOOL, which has no arithmetic: only copies, comparisons, logic and reductions. */
+    public boolean isBool() {
+        return kind == 'b';
+    }
+
     /** True for U64, whose values above Long.MAX_VALUE a Java long holds as negative bit patterns. */
     public boolean isUnsigned64() {
         return kind == 'u' && itemSize == 8;
     }
 
-    /** The smallest value of an integer type, as a long (0 for unsigned types). */
+    /** The smallest value of an integer type, as a long (0 for unsigned types and BOOL). */
     public long minValue() {
-        return kind == 'u' ? 0 : -1L << (8 * itemSize - 1);
+        return kind == 'u' || kind == 'b' ? 0 : -1L << (8 * itemSize - 1);
     }
 
-    /** The largest value of an integer type that a long holds (Long.MAX_VALUE for U64 and I64). */
+    /** The largest value of an integer type that a long holds (Long.MAX_VALUE for U64 and I64, 1 for BOOL). */
     public long maxValue() {
+        if (kind == 'b') {
+            return 1;
+        }
         int bits = 8 * itemSize - (kind == 'u' ? 0 : 1);
         return bits >= 63 ? Long.MAX_VALUE : (1L << bits) - 1;
     }

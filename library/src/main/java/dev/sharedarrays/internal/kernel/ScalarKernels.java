@@ -10,7 +10,8 @@ import static java.lang.foreign.ValueLayout.*;
  * byte offset off, byte stride stride apart. Each loop has a contiguous fast path (stride ==
  * item size) and a strided path. Integer arithmetic wraps in the element width; integer
  * division is floor division (numpy's //), unsigned for unsigned types, and its divisor was
- * checked for zero before the call. Float reductions are NaN-propagating like numpy's.
+ * checked for zero before the call. Float reductions are NaN-propagating like numpy's. BOOL
+ * has fill, copy and the integer reductions (a sum counts the nonzero elements).
  */
 final class ScalarKernels {
     private ScalarKernels() {
@@ -74,6 +75,12 @@ final class ScalarKernels {
             }
             case U8 -> {
                 byte v = (byte) lv;
+                for (long i = 0, o = off; i < n; i++, o += stride) {
+                    s.set(JAVA_BYTE, o, v);
+                }
+            }
+            case BOOL -> {
+                byte v = lv != 0 ? (byte) 1 : 0;
                 for (long i = 0, o = off; i < n; i++, o += stride) {
                     s.set(JAVA_BYTE, o, v);
                 }
@@ -800,6 +807,12 @@ final class ScalarKernels {
                     default -> throw Kernels.unsupported(t, op);
                 }
             }
+            case BOOL -> {
+                switch (op) {
+                    case ASSIGN -> assignBOOL(a, ao, as, b, bo, bs, n);
+                    default -> throw Kernels.unsupported(t, op);
+                }
+            }
         }
     }
 
@@ -1463,6 +1476,16 @@ final class ScalarKernels {
         }
     }
 
+    private static void assignBOOL(MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
+        if (as == 1 && bs == 1) {
+            MemorySegment.copy(b, bo, a, ao, n * 1);
+            return;
+        }
+        for (long i = 0, x = ao, y = bo; i < n; i++, x += as, y += bs) {
+            a.set(JAVA_BYTE, x, b.get(JAVA_BYTE, y));
+        }
+    }
+
     /** Sum of a float row in double: blocks of 8 accumulators, blocks added with compensation. */
     static double sumFloat(ElementType t, MemorySegment s, long off, long stride, long n) {
         return switch (t) {
@@ -1565,6 +1588,7 @@ final class ScalarKernels {
             case U32 -> sumU32(s, off, stride, n);
             case U16 -> sumU16(s, off, stride, n);
             case U8 -> sumU8(s, off, stride, n);
+            case BOOL -> sumBOOL(s, off, stride, n);
             default -> throw Kernels.unsupported(t, Op.SUM);
         };
     }
@@ -1705,6 +1729,23 @@ final class ScalarKernels {
         return s0 + s1;
     }
 
+    private static long sumBOOL(MemorySegment s, long off, long stride, long n) {
+        long s0 = 0, s1 = 0;
+        long i = 0;
+        long o = off;
+        if (stride == 1) {
+            long b = off / 1;
+            for (; i < n; i++) {
+                s0 += (s.getAtIndex(JAVA_BYTE, b + i) != 0 ? 1L : 0L);
+            }
+            return s0;
+        }
+        for (; i < n; i++, o += stride) {
+            s0 += (s.get(JAVA_BYTE, o) != 0 ? 1L : 0L);
+        }
+        return s0 + s1;
+    }
+
     /** min of a float row; NaN if any element is NaN (numpy's rule). */
     static double minFloat(ElementType t, MemorySegment s, long off, long stride, long n) {
         return switch (t) {
@@ -1795,6 +1836,7 @@ final class ScalarKernels {
             case U32 -> minU32(s, off, stride, n);
             case U16 -> minU16(s, off, stride, n);
             case U8 -> minU8(s, off, stride, n);
+            case BOOL -> minBOOL(s, off, stride, n);
             default -> throw Kernels.unsupported(t, Op.MIN);
         };
     }
@@ -1866,6 +1908,15 @@ final class ScalarKernels {
         long m = (long) Byte.toUnsignedInt(s.get(JAVA_BYTE, off));
         for (long i = 1, o = off + stride; i < n; i++, o += stride) {
             long x = (long) Byte.toUnsignedInt(s.get(JAVA_BYTE, o));
+            m = x < m ? x : m;
+        }
+        return m;
+    }
+
+    private static long minBOOL(MemorySegment s, long off, long stride, long n) {
+        long m = (s.get(JAVA_BYTE, off) != 0 ? 1L : 0L);
+        for (long i = 1, o = off + stride; i < n; i++, o += stride) {
+            long x = (s.get(JAVA_BYTE, o) != 0 ? 1L : 0L);
             m = x < m ? x : m;
         }
         return m;
@@ -1961,6 +2012,7 @@ final class ScalarKernels {
             case U32 -> maxU32(s, off, stride, n);
             case U16 -> maxU16(s, off, stride, n);
             case U8 -> maxU8(s, off, stride, n);
+            case BOOL -> maxBOOL(s, off, stride, n);
             default -> throw Kernels.unsupported(t, Op.MAX);
         };
     }
@@ -2037,6 +2089,15 @@ final class ScalarKernels {
         return m;
     }
 
+    private static long maxBOOL(MemorySegment s, long off, long stride, long n) {
+        long m = (s.get(JAVA_BYTE, off) != 0 ? 1L : 0L);
+        for (long i = 1, o = off + stride; i < n; i++, o += stride) {
+            long x = (s.get(JAVA_BYTE, o) != 0 ? 1L : 0L);
+            m = x > m ? x : m;
+        }
+        return m;
+    }
+
     /** True if an integer row holds a zero (checked before integer division). */
     static boolean anyZero(ElementType t, MemorySegment s, long off, long stride, long n) {
         return switch (t) {
@@ -2097,6 +2158,14 @@ final class ScalarKernels {
                 yield false;
             }
             case U8 -> {
+                for (long i = 0, o = off; i < n; i++, o += stride) {
+                    if (s.get(JAVA_BYTE, o) == 0) {
+                        yield true;
+                    }
+                }
+                yield false;
+            }
+            case BOOL -> {
                 for (long i = 0, o = off; i < n; i++, o += stride) {
                     if (s.get(JAVA_BYTE, o) == 0) {
                         yield true;

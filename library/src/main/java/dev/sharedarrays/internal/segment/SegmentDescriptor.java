@@ -1,12 +1,13 @@
 package dev.sharedarrays.internal.segment;
 
+import dev.sharedarrays.internal.io.NpyHeader;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The one description of a segment's bytes. A segment is a valid .npy v1.0 file with a
- * control block after the data:
+ * The one description of a segment's bytes. A segment is a valid .npy v1.0 file (its header
+ * as {@link NpyHeader} describes, padded to 4096) with a control block after the data:
  *
  * <pre>
  * 0            "\x93NUMPY" 01 00, uint16 HEADER_LEN (= 4086), then the dict
@@ -152,19 +153,7 @@ public final class SegmentDescriptor {
 
     /** Bytes 0 .. n of the header: magic, version, HEADER_LEN and the dict; spaces follow. */
     public static byte[] npyPrefix(String descr, long[] shape) {
-        StringBuilder dict = new StringBuilder("{'descr': '").append(descr)
-                .append("', 'fortran_order': False, 'shape': (");
-        for (int i = 0; i < shape.length; i++) {
-            dict.append(shape[i]);
-            if (shape.length == 1 || i < shape.length - 1) {
-                dict.append(',');
-            }
-            if (i < shape.length - 1) {
-                dict.append(' ');
-            }
-        }
-        dict.append("), }");
-        byte[] text = dict.toString().getBytes(StandardCharsets.US_ASCII);
+        byte[] text = NpyHeader.dict(descr, shape).getBytes(StandardCharsets.US_ASCII);
         byte[] out = new byte[10 + text.length];
         System.arraycopy(NPY_MAGIC, 0, out, 0, NPY_MAGIC.length);
         int headerLen = (int) DATA_OFFSET - 10;

@@ -33,7 +33,7 @@ class ReprNumpyTest : FunSpec({
             t, shape, values = line.split(';')
             shape = tuple(int(d) for d in shape.split(','))
             dtype = np.dtype({'F64': '<f8', 'F32': '<f4', 'I64': '<i8', 'I32': '<i4', 'I16': '<i2', 'I8': '|i1',
-                              'U64': '<u8', 'U32': '<u4', 'U16': '<u2', 'U8': '|u1'}[t])
+                              'U64': '<u8', 'U32': '<u4', 'U16': '<u2', 'U8': '|u1', 'BOOL': '|b1'}[t])
             a = np.array([int(v) for v in values.split(',')], dtype='<u%d' % dtype.itemsize).view(dtype)
             print(base64.b64encode(np.array2string(a.reshape(shape)).encode()).decode())
     """.trimIndent()
@@ -134,6 +134,7 @@ class ReprNumpyTest : FunSpec({
                     t == ElementType.F32 && rnd.nextInt(8) == 0 -> rnd.nextLong() and 0xffffffffL
                     t == ElementType.F64 -> (rnd.nextDouble(-1.0, 1.0) * scale).let { v -> if (rnd.nextInt(4) == 0) Math.rint(v) else v }.toRawBits()
                     t == ElementType.F32 -> ((rnd.nextDouble(-1.0, 1.0) * scale).toFloat().toRawBits().toLong() and 0xffffffffL)
+                    t == ElementType.BOOL -> rnd.nextInt(2).toLong()
                     else -> rnd.nextLong().shr(rnd.nextInt(64))
                 }
             }

@@ -1,0 +1,92 @@
+package dev.sharedarrays.benchmarks;
+
+import dev.sharedarrays.ArrayMath;
+import dev.sharedarrays.Backend;
+import dev.sharedarrays.Bool;
+import dev.sharedarrays.CreateOptions;
+import dev.sharedarrays.F32;
+import dev.sharedarrays.F64;
+import dev.sharedarrays.Masks;
+import dev.sharedarrays.SharedArrays;
+import dev.sharedarrays.SharedNDArray;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+
+/**
+ * The second table of {@code bin/bench ops}: the numpy habits (out-of-place results, broadcasting,
+ * math, masks, per-axis reductions, sort) against numpy on the same shared data. Out-of-place
+ * results are process-local arrays here and fresh arrays in numpy, so both pay for their memory.
+ */
+final class NumpyHabitsRows {
+    static final long N = 16_000_000;
+    static final int SIDE = 4000;
+
+    private NumpyHabitsRows() {
+    }
+
+    static void run(int runs) throws Exception {
+        CreateOptions shm = CreateOptions.defaults().backend(Backend.SHM);
+        List<SharedNDArray<?>> all = new ArrayList<>();
+        try {
+            SharedNDArray<F64> a = add(all, SharedArrays.create(F64.TYPE, new long[] {N}, shm));
+            SharedNDArray<F64> b = add(all, SharedArrays.create(F64.TYPE, new long[] {N}, shm));
+            SharedNDArray<F64> m = add(all, SharedArrays.create(F64.TYPE, new long[] {SIDE, SIDE}, shm));
+            SharedNDArray<F64> row = add(all, SharedArrays.create(F64.TYPE, new long[] {SIDE}, shm));
+            SplittableRandom rnd = new SplittableRandom(7);
+            for (SharedNDArray<F64> x : List.of(a, b, m, row)) {
+                for (long i = 0; i < x.size(); i++) {
+                    x.data().setAtIndex(ValueLayout.JAVA_DOUBLE, i, rnd.nextDouble());
+                }
+            }
+            SharedNDArray<Bool> mask = add(all, a.gt(0.5).share(shm));
+            OpsBenchmark.Numpy np = OpsBenchmark.numpy("habits_bench.py", runs, List.of(a, b, m, row, mask));
+            String[][] rows = {
+                {"matrix += row (4000x4000 f64, broadcast)", "iadd_row"},
+                {"c = a + b (16M f64, new array)", "add"},
+                {"sqrt(a) (16M f64)", "sqrt"},
+                {"exp(a) (16M f64)", "exp"},
+                {"a.astype(F32) (16M f64)", "astype_f32"},
+                {"where(mask, a, b) (16M f64)", "where"},
+                {"argmax (16M f64)", "argmax"},
+                {"cumsum (16M f64)", "cumsum"},
+                {"sum(axis = 0) (4000x4000 f64, C order)", "sum_axis0"},
+                {"sorted copy (16M f64)", "sort"},
+            };
+            double[] sink = new double[1];
+            OpsBenchmark.Op[] ops = {
+                () -> m.add(row),
+                () -> sink[0] += a.plus(b).getDouble(0),
+                () -> sink[0] += ArrayMath.sqrt(a).getDouble(0),
+                () -> sink[0] += ArrayMath.exp(a).getDouble(0),
+                () -> sink[0] += a.astype(F32.TYPE).getDouble(0),
+                () -> sink[0] += Masks.where(mask, a, b).getDouble(0),
+                () -> sink[0] += a.argmax(),
+                () -> sink[0] += a.cumsum().getDouble(0),
+                () -> sink[0] += m.sum(0).getDouble(0),
+                () -> sink[0] += a.sorted().getDouble(0),
+            };
+            System.out.printf("%n%-56s %12s %12s %8s%n", "numpy habits", "ours (ms)", "numpy (ms)", "ratio");
+            double worst = 0;
+            for (int i = 0; i < ops.length; i++) {
+                double ours = OpsBenchmark.median(ops[i], i == ops.length - 1 ? Math.min(runs, 3) : runs);
+                double theirs = np.shared(rows[i][1]);
+                worst = Math.max(worst, ours / theirs);
+                System.out.printf(Locale.ROOT, "%-56s %12.1f %12.1f %8.2f%n", rows[i][0], ours, theirs, ours / theirs);
+            }
+            System.out.printf(Locale.ROOT, "%nworst ratio of the numpy habits: %.2f%n", worst);
+            if (sink[0] == 42) {
+                System.out.println();
+            }
+        } finally {
+            all.forEach(SharedNDArray::close);
+        }
+    }
+
+    private static <T extends SharedNDArray<?>> T add(List<SharedNDArray<?>> all, T a) {
+        all.add(a);
+        return a;
+    }
+}

@@ -1,0 +1,68 @@
+package dev.sharedarrays.internal.kernel;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The row kernels of the element-wise math functions: n elements read from byte offset so,
+ * byte stride ss apart, written from dOff, ds apart (the source may be the destination, at the
+ * same offsets). A contiguous float row takes the SIMD loop when there is one ({@link VectorMath},
+ * with {@code --add-modules jdk.incubator.vector}), anything else the blocked scalar loop
+ * ({@link ScalarMath}).
+ */
+public final class MathKernels {
+    private static final SimdMath VECTOR = loadVector();
+    private static volatile boolean useVector = VECTOR != null;
+
+    private MathKernels() {
+    }
+
+    private static SimdMath loadVector() {
+        if (ModuleLayer.boot().findModule("jdk.incubator.vector").isEmpty()) {
+            return null;
+        }
+        try {
+            return (SimdMath) Class.forName("dev.sharedarrays.internal.kernel.VectorMath").getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException | LinkageError e) {
+            return null;
+        }
+    }
+
+    /** Tests switch the SIMD loops off to check the scalar ones; returns the previous setting. */
+    public static boolean useVector(boolean on) {
+        boolean before = useVector;
+        useVector = on && VECTOR != null;
+        return before;
+    }
+
+    /** d[i] = op(s[i]) for a float row (F64, F32); p is POW's exponent or CLIP's lower bound, q CLIP's upper bound. */
+    public static void unary(ElementType t, MathOp op, MemorySegment s, long so, long ss, MemorySegment d, long dOff, long ds,
+                             long n, double p, double q) {
+        long done = 0;
+        int size = t.itemSize();
+        if (useVector && ss == size && ds == size && VECTOR.handles(t, op)) {
+            done = VECTOR.unary(t, op, s, so, d, dOff, n, p, q);
+        }
+        if (done < n) {
+            ScalarMath.unary(t, op, s, so + done * size, ss, d, dOff + done * size, ds, n - done, p, q);
+        }
+    }
+
+    /** d[i] = a[i] ** b[i] for float rows. */
+    public static void pow(ElementType t, MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs,
+                           MemorySegment d, long dOff, long ds, long n) {
+        long done = 0;
+        int size = t.itemSize();
+        if (useVector && as == size && bs == size && ds == size && VECTOR.handles(t, MathOp.POW)) {
+            done = VECTOR.pow(t, a, ao, b, bo, d, dOff, n);
+        }
+        if (done < n) {
+            ScalarMath.pow(t, a, ao + done * size, as, b, bo + done * size, bs, d, dOff + done * size, ds, n - done);
+        }
+    }
+
+    /** d[i] = op(s[i]) for an integer row: ABS, SIGN, FLOOR, CEIL or CLIP to [lo, hi] (U64 compared unsigned); results wrap. */
+    public static void unaryInt(ElementType t, MathOp op, MemorySegment s, long so, long ss, MemorySegment d, long dOff, long ds,
+                                long n, long lo, long hi) {
+        ScalarMath.unaryInt(t, op, s, so, ss, d, dOff, ds, n, lo, hi);
+    }
+}
