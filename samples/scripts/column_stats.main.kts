@@ -14,7 +14,6 @@ import dev.sharedarrays.SharedArrays
 import dev.sharedarrays.SharedNDArray
 import dev.sharedarrays.dsl.*
 import java.util.Locale
-import kotlin.math.sqrt
 
 val numpyWriter = """
 import sys
@@ -35,22 +34,19 @@ fun fixed(v: DoubleArray) = v.map { String.format(Locale.ROOT, "%.6f", it) }
 
 fun columnStats(a: SharedNDArray<F64>) {
     require(a.ndim == 2) { "column_stats needs a 2-d array, not shape ${a.shape.toList()}" }
-    val rows = a.shape[0].toInt()
-    val cols = a.shape[1].toInt()
     println("kotlin (pid ${ProcessHandle.current().pid()}) reads ${a.handle} in place; its first rows:")
     println(a[0 until 3, all])
-    // mean(0), min(0), max(0): one value per column, in a new small array that use {} closes
-    val mean = a.mean(0).use { it.toDoubleArray() }
-    val std = DoubleArray(cols) { c ->
-        val d = a[all, c] - mean[c]          // column c minus its mean: a new process-local array (no file)
-        d *= d                               // squared, in place
-        sqrt(d.mean())                       // numpy's std (ddof = 0)
-    }
-    row("mean", fixed(mean))
-    row("std", fixed(std))
-    row("min", fixed(a.min(0).use { it.toDoubleArray() }))
-    row("max", fixed(a.max(0).use { it.toDoubleArray() }))
-    row("argmax", List(cols) { c -> (0 until rows).maxBy { r -> a[r, c] }.toString() })
+    // numpy's a.mean(0) & co.: one value per column, each in a new process-local array (no file, nothing to close)
+    val mean = a.mean(0)
+    val std = a.std(0)
+    row("mean", fixed(mean.toDoubleArray()))
+    row("std", fixed(std.toDoubleArray()))
+    row("min", fixed(a.min(0).toDoubleArray()))
+    row("max", fixed(a.max(0).toDoubleArray()))
+    row("argmax", a.argmax(0).toLongArray().map { it.toString() })
+    // out of place with broadcasting, as in numpy: the last row in standard deviations from each column's mean
+    println("z-scores of the last row:")
+    println((a[a.shape[0].toInt() - 1, all] - mean) / std)
 }
 
 if (args.isNotEmpty()) {
