@@ -14,7 +14,6 @@ import dev.sharedarrays.SharedArrays
 import dev.sharedarrays.SharedNDArray
 import dev.sharedarrays.dsl.*
 import java.util.Locale
-import kotlin.math.sqrt
 
 val numpyWriter = """
 import sys
@@ -35,24 +34,19 @@ fun fixed(v: DoubleArray) = v.map { String.format(Locale.ROOT, "%.6f", it) }
 
 fun columnStats(a: SharedNDArray<F64>) {
     require(a.ndim == 2) { "column_stats needs a 2-d array, not shape ${a.shape.toList()}" }
-    val rows = a.shape[0].toInt()
-    val cols = a.shape[1].toInt()
     println("kotlin (pid ${ProcessHandle.current().pid()}) reads ${a.handle} in place; its first rows:")
     println(a[0 until 3, all])
-    // per-axis reductions make small new arrays; use {} closes them (shared ones would stay in /dev/shm until exit)
-    val mean = a.mean(0).use { it.toDoubleArray() }
-    val std = DoubleArray(cols) { c ->
-        a[all, c].copy().use { d ->          // a private copy of column c: the shared array stays as written
-            d -= mean[c]
-            d *= d                           // (x - mean)^2 in place
-            sqrt(d.mean())                   // numpy's std (ddof = 0)
-        }
-    }
-    row("mean", fixed(mean))
-    row("std", fixed(std))
-    row("min", fixed(a.min(0).use { it.toDoubleArray() }))
-    row("max", fixed(a.max(0).use { it.toDoubleArray() }))
-    row("argmax", List(cols) { c -> (0 until rows).maxBy { r -> a[r, c] }.toString() })
+    // numpy's a.mean(0) & co.: one value per column, each in a new process-local array (no file, nothing to close)
+    val mean = a.mean(0)
+    val std = a.std(0)
+    row("mean", fixed(mean.toDoubleArray()))
+    row("std", fixed(std.toDoubleArray()))
+    row("min", fixed(a.min(0).toDoubleArray()))
+    row("max", fixed(a.max(0).toDoubleArray()))
+    row("argmax", a.argmax(0).toLongArray().map { it.toString() })
+    // out of place with broadcasting, as in numpy: the last row in standard deviations from each column's mean
+    println("z-scores of the last row:")
+    println((a[a.shape[0].toInt() - 1, all] - mean) / std)
 }
 
 if (args.isNotEmpty()) {

@@ -96,5 +96,11 @@ class ArrayErrorsTest : FunSpec({
             for (i in 0 until 2000L) a.setDouble(i, i.toDouble())
             a.toString().substringAfter("\n") shouldBe "[0.000e+00 1.000e+00 2.000e+00 ... 1.997e+03 1.998e+03 1.999e+03]"
         }
+        // F32 prints float32's shortest digits, not the widened double's (-1.7252981662750244)
+        SharedArrays.create(F32.TYPE, longArrayOf(3), opts).use { a ->
+            a.setDouble(0, -1.7252982); a.setDouble(1, 0.1); a.setDouble(2, 2.5)
+            a.toString().substringAfter("\n") shouldBe "[-1.7252982  0.1        2.5      ]"
+            a.copy().toString().substringAfter("\n") shouldBe "[-1.7252982  0.1        2.5      ]"
+        }
     }
 })
