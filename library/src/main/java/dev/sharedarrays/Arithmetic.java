@@ -2,9 +2,7 @@ package dev.sharedarrays;
 
 import dev.sharedarrays.internal.array.ElementCodec;
 import dev.sharedarrays.internal.array.InPlace;
-import dev.sharedarrays.internal.array.Loops;
 import dev.sharedarrays.internal.array.Shapes;
-import dev.sharedarrays.internal.array.StridedLayout;
 import dev.sharedarrays.internal.kernel.Op;
 import java.util.function.Supplier;
 
@@ -57,42 +55,42 @@ public sealed interface Arithmetic<T extends DType<T>> permits SharedNDArray {
 
     /** {@code this + value}. */
     default SharedNDArray<T> plus(double value) {
-        return withScalar(out -> out.add(value));
+        return withScalar(Op.ADD, value);
     }
 
     /** {@code this - value}. */
     default SharedNDArray<T> minus(double value) {
-        return withScalar(out -> out.sub(value));
+        return withScalar(Op.SUB, value);
     }
 
     /** {@code this * value}. */
     default SharedNDArray<T> times(double value) {
-        return withScalar(out -> out.mul(value));
+        return withScalar(Op.MUL, value);
     }
 
     /** {@code this / value} (floor division for integer arrays). */
     default SharedNDArray<T> dividedBy(double value) {
-        return withScalar(out -> out.divide(value));
+        return withScalar(Op.DIV, value);
     }
 
     /** {@code this + value}; the value must fit an integer element type. */
     default SharedNDArray<T> plus(long value) {
-        return withScalar(out -> out.add(value));
+        return withScalar(Op.ADD, value);
     }
 
     /** {@code this - value}. */
     default SharedNDArray<T> minus(long value) {
-        return withScalar(out -> out.sub(value));
+        return withScalar(Op.SUB, value);
     }
 
     /** {@code this * value}. */
     default SharedNDArray<T> times(long value) {
-        return withScalar(out -> out.mul(value));
+        return withScalar(Op.MUL, value);
     }
 
     /** {@code this / value} (floor division for integer arrays). */
     default SharedNDArray<T> dividedBy(long value) {
-        return withScalar(out -> out.divide(value));
+        return withScalar(Op.DIV, value);
     }
 
     /** {@code value - this} (numpy's reflected subtract). */
@@ -119,7 +117,7 @@ public sealed interface Arithmetic<T extends DType<T>> permits SharedNDArray {
     default SharedNDArray<T> negate() {
         SharedNDArray<T> a = self();
         if (a.type().isFloatingPoint()) {
-            return withScalar(out -> out.mul(-1.0));
+            return withScalar(Op.MUL, -1.0);
         }
         return reflected(Op.SUB, 0, 0, true);
     }
@@ -133,18 +131,30 @@ public sealed interface Arithmetic<T extends DType<T>> permits SharedNDArray {
         long[] shape = Shapes.broadcast(a.layout().shape(), other.layout().shape());
         return readingBoth(a, other, () -> {
             SharedNDArray<T> out = Local.empty(a.dtype(), shape);
-            StridedLayout la = a.layout().broadcastTo(shape);
-            StridedLayout lb = other.layout().broadcastTo(shape);
-            Loops.binary(a.type(), Op.ASSIGN, out.mem(), out.layout(), a.mem(), la);
-            InPlace.binary(a.type(), op, out.mem(), out.layout(), other.mem(), lb, false);
+            InPlace.binaryInto(a.type(), op, out.mem(), out.layout(), a.mem(), a.layout().broadcastTo(shape), other.mem(),
+                    other.layout().broadcastTo(shape));
             return out;
         });
     }
 
-    private SharedNDArray<T> withScalar(java.util.function.Consumer<SharedNDArray<T>> op) {
-        SharedNDArray<T> out = self().copy();
-        op.accept(out);
-        return out;
+    private SharedNDArray<T> withScalar(Op op, double value) {
+        SharedNDArray<T> a = self();
+        return a.locks().read(() -> {
+            a.checkOpen();
+            SharedNDArray<T> out = Local.empty(a.dtype(), a.layout().shape());
+            InPlace.scalarInto(a.type(), op, out.mem(), out.layout(), a.mem(), a.layout(), value);
+            return out;
+        });
+    }
+
+    private SharedNDArray<T> withScalar(Op op, long value) {
+        SharedNDArray<T> a = self();
+        return a.locks().read(() -> {
+            a.checkOpen();
+            SharedNDArray<T> out = Local.empty(a.dtype(), a.layout().shape());
+            InPlace.scalarInto(a.type(), op, out.mem(), out.layout(), a.mem(), a.layout(), value);
+            return out;
+        });
     }
 
     private SharedNDArray<T> reflected(Op op, double dv, long lv, boolean isLong) {
@@ -164,8 +174,7 @@ public sealed interface Arithmetic<T extends DType<T>> permits SharedNDArray {
         return a.locks().read(() -> {
             a.checkOpen();
             SharedNDArray<T> out = Local.empty(a.dtype(), a.layout().shape());
-            Loops.fill(a.type(), out.mem(), out.layout(), fd, fl);
-            InPlace.binary(a.type(), op, out.mem(), out.layout(), a.mem(), a.layout(), false);
+            InPlace.reflectedInto(a.type(), op, out.mem(), out.layout(), fd, fl, a.mem(), a.layout());
             return out;
         });
     }

@@ -1,6 +1,7 @@
 package dev.sharedarrays.internal.array;
 
 import dev.sharedarrays.internal.kernel.ElementType;
+import dev.sharedarrays.internal.kernel.MathKernels;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -36,6 +37,13 @@ public final class Casts {
 
     private static void row(ElementType from, MemorySegment src, long so, long ss, ElementType to, MemorySegment dst,
                             long d0, long ds, long n, long flat0, long[] shape) {
+        if (ss == from.itemSize() && ds == to.itemSize()) {
+            long done = MathKernels.convert(from, to, src, so, dst, d0, n);
+            so += done * ss;
+            d0 += done * ds;
+            n -= done;
+            flat0 += done;
+        }
         if (from == ElementType.F64 && to == ElementType.F32) {
             for (long i = 0; i < n; i++) {
                 dst.set(JAVA_FLOAT, d0 + i * ds, (float) src.get(JAVA_DOUBLE, so + i * ss));

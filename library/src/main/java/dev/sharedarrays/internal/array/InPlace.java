@@ -25,15 +25,42 @@ public final class InPlace {
             Loops.scalar(t, op, d, l, value, 0);
             return;
         }
-        if (value != Math.rint(value) || Double.isInfinite(value)) {
-            throw new DTypeMismatchException("cannot " + op.verb() + " " + t + " elements by the float " + value
-                    + " in place (numpy refuses too: same_kind casting); pass a whole number");
-        }
-        scalar(t, op, d, l, ElementCodec.toLongBits(t, value));
+        scalar(t, op, d, l, whole(t, op, value));
     }
 
     /** element = element (op) value; integer arrays wrap. */
     public static void scalar(ElementType t, Op op, MemorySegment d, StridedLayout l, long value) {
+        checkScalar(t, op, value);
+        Loops.scalar(t, op, d, l, (double) value, value);
+    }
+
+    /** d = a (op) value into fresh memory d, with the rules of {@link #scalar(ElementType, Op, MemorySegment, StridedLayout, double)}. */
+    public static void scalarInto(ElementType t, Op op, MemorySegment d, StridedLayout ld, MemorySegment a, StridedLayout la,
+                                  double value) {
+        checkArithmetic(t, op);
+        if (t.isFloatingPoint()) {
+            Loops.scalarInto(t, op, d, ld, a, la, value, 0);
+            return;
+        }
+        scalarInto(t, op, d, ld, a, la, whole(t, op, value));
+    }
+
+    /** d = a (op) value into fresh memory d; integer arrays wrap. */
+    public static void scalarInto(ElementType t, Op op, MemorySegment d, StridedLayout ld, MemorySegment a, StridedLayout la,
+                                  long value) {
+        checkScalar(t, op, value);
+        Loops.scalarInto(t, op, d, ld, a, la, (double) value, value);
+    }
+
+    private static long whole(ElementType t, Op op, double value) {
+        if (value != Math.rint(value) || Double.isInfinite(value)) {
+            throw new DTypeMismatchException("cannot " + op.verb() + " " + t + " elements by the float " + value
+                    + " in place (numpy refuses too: same_kind casting); pass a whole number");
+        }
+        return ElementCodec.toLongBits(t, value);
+    }
+
+    private static void checkScalar(ElementType t, Op op, long value) {
         checkArithmetic(t, op);
         if (!t.isFloatingPoint()) {
             checkRange(t, value);
@@ -41,7 +68,6 @@ public final class InPlace {
                 throw new ArithmeticException("integer division by zero: " + t + " array divided by 0; nothing was written");
             }
         }
-        Loops.scalar(t, op, d, l, (double) value, value);
     }
 
     /**
@@ -98,10 +124,7 @@ public final class InPlace {
     /** a = a (op) b element by element (same shapes); {@code sameArray} if both view one array. */
     public static void binary(ElementType t, Op op, MemorySegment a, StridedLayout la, MemorySegment b, StridedLayout lb,
                               boolean sameArray) {
-        checkArithmetic(t, op);
-        if (op == Op.DIV && !t.isFloatingPoint() && Loops.anyZero(t, b, lb)) {
-            throw new ArithmeticException("integer division by zero: the divisor " + t + " array has a zero element; nothing was written");
-        }
+        checkOperand(t, op, b, lb);
         if (sameArray && overlaps(la, lb) && !la.equals(lb)) {
             // as numpy does: read the operand through a temporary copy when the two views overlap
             try (Arena arena = Arena.ofConfined()) {
@@ -113,6 +136,27 @@ public final class InPlace {
             return;
         }
         Loops.binary(t, op, a, la, b, lb);
+    }
+
+    /** d = a (op) b into fresh memory d (layouts of one shape), with the rules of {@link #binary}. */
+    public static void binaryInto(ElementType t, Op op, MemorySegment d, StridedLayout ld, MemorySegment a, StridedLayout la,
+                                  MemorySegment b, StridedLayout lb) {
+        checkOperand(t, op, b, lb);
+        Loops.binaryInto(t, op, d, ld, a, la, b, lb);
+    }
+
+    /** d = value (op) a into fresh memory d, with the rules of {@link #binary} (the checked value fits t). */
+    public static void reflectedInto(ElementType t, Op op, MemorySegment d, StridedLayout ld, double dv, long lv,
+                                     MemorySegment a, StridedLayout la) {
+        checkOperand(t, op, a, la);
+        Loops.reflectedInto(t, op, d, ld, dv, lv, a, la);
+    }
+
+    private static void checkOperand(ElementType t, Op op, MemorySegment b, StridedLayout lb) {
+        checkArithmetic(t, op);
+        if (op == Op.DIV && !t.isFloatingPoint() && Loops.anyZero(t, b, lb)) {
+            throw new ArithmeticException("integer division by zero: the divisor " + t + " array has a zero element; nothing was written");
+        }
     }
 
     private static boolean overlaps(StridedLayout x, StridedLayout y) {

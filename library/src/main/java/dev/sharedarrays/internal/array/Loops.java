@@ -5,6 +5,7 @@ import dev.sharedarrays.internal.kernel.Kernels;
 import dev.sharedarrays.internal.kernel.Op;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 
 /**
  * Runs the row kernels ({@link Kernels}) over whole strided layouts: splits a layout into rows
@@ -12,6 +13,9 @@ import java.lang.foreign.MemorySegment;
  * handed to the kernels are in bytes.
  */
 public final class Loops {
+    /** Bytes of each operand per block of the fused loops: three operands' blocks stay within L2. */
+    private static final long BLOCK_BYTES = 16 << 10;
+
     private Loops() {
     }
 
@@ -116,16 +120,68 @@ public final class Loops {
     }
 
     public static void binary(ElementType t, Op op, MemorySegment a, StridedLayout la, MemorySegment b, StridedLayout lb) {
-        rows(la, lb, t.itemSize(), (ao, as, bo, bs, n) -> {
-            if (bs == 0 && n > 1 && op != Op.ASSIGN) {
-                // a broadcast operand repeats one element along the row: the scalar loop is the fast one
-                long i = bo / t.itemSize();
-                Kernels.scalar(t, op, a, ao, as, n, ElementCodec.getDouble(t, b, i), ElementCodec.getLong(t, b, i));
-            } else if (bs == 0 && n > 1) {
-                long i = bo / t.itemSize();
-                Kernels.fill(t, a, ao, as, n, ElementCodec.getDouble(t, b, i), ElementCodec.getLong(t, b, i));
+        rows(la, lb, t.itemSize(), (ao, as, bo, bs, n) -> row(t, op, a, ao, as, b, bo, bs, n));
+    }
+
+    /** a = a (op) b over one row; an operand that repeats one element (stride 0) runs the scalar or fill loop. */
+    private static void row(ElementType t, Op op, MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
+        if (bs == 0 && n > 1) {
+            long i = bo / t.itemSize();
+            double dv = ElementCodec.getDouble(t, b, i);
+            long lv = ElementCodec.getLong(t, b, i);
+            if (op == Op.ASSIGN) {
+                Kernels.fill(t, a, ao, as, n, dv, lv);
             } else {
-                Kernels.binary(t, op, a, ao, as, b, bo, bs, n);
+                Kernels.scalar(t, op, a, ao, as, n, dv, lv);
+            }
+        } else {
+            Kernels.binary(t, op, a, ao, as, b, bo, bs, n);
+        }
+    }
+
+    /**
+     * d = a (op) b, layouts of one shape (a and b may repeat elements). d is fresh memory that no
+     * operand overlaps; it is copied from a and combined with b a block at a time, so each block
+     * is still in cache for the second step and d's memory is crossed once, as by a three-operand loop.
+     */
+    public static void binaryInto(ElementType t, Op op, MemorySegment d, StridedLayout ld, MemorySegment a, StridedLayout la,
+                                  MemorySegment b, StridedLayout lb) {
+        blocks(new StridedLayout[] {ld, la, lb}, t.itemSize(), (o, s, n) -> {
+            row(t, Op.ASSIGN, d, o[0], s[0], a, o[1], s[1], n);
+            row(t, op, d, o[0], s[0], b, o[2], s[2], n);
+        });
+    }
+
+    /** d = a (op) value, as {@link #binaryInto}. */
+    public static void scalarInto(ElementType t, Op op, MemorySegment d, StridedLayout ld, MemorySegment a, StridedLayout la,
+                                  double dv, long lv) {
+        blocks(new StridedLayout[] {ld, la}, t.itemSize(), (o, s, n) -> {
+            row(t, Op.ASSIGN, d, o[0], s[0], a, o[1], s[1], n);
+            Kernels.scalar(t, op, d, o[0], s[0], n, dv, lv);
+        });
+    }
+
+    /** d = value (op) a, as {@link #binaryInto}. */
+    public static void reflectedInto(ElementType t, Op op, MemorySegment d, StridedLayout ld, double dv, long lv,
+                                     MemorySegment a, StridedLayout la) {
+        blocks(new StridedLayout[] {ld, la}, t.itemSize(), (o, s, n) -> {
+            Kernels.fill(t, d, o[0], s[0], n, dv, lv);
+            row(t, op, d, o[0], s[0], a, o[1], s[1], n);
+        });
+    }
+
+    /** Visits layouts of one shape in step, a block of at most {@link #BLOCK_BYTES} of each at a time. */
+    private static void blocks(StridedLayout[] layouts, int itemSize, ZipRows.Visitor v) {
+        int[] sizes = new int[layouts.length];
+        Arrays.fill(sizes, itemSize);
+        long block = BLOCK_BYTES / itemSize;
+        long[] o = new long[layouts.length];
+        ZipRows.rows(layouts, sizes, (off, stride, n) -> {
+            for (long i = 0; i < n; i += block) {
+                for (int j = 0; j < o.length; j++) {
+                    o[j] = off[j] + i * stride[j];
+                }
+                v.row(o, stride, Math.min(block, n - i));
             }
         });
     }

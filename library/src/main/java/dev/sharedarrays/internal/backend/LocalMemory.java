@@ -4,7 +4,7 @@ import dev.sharedarrays.internal.os.Libc;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -13,23 +13,27 @@ import java.util.concurrent.atomic.AtomicLong;
  * data segment reaches it.
  *
  * <p>Small arrays live on the Java heap (a {@code long[]}, so every element type is aligned).
- * Larger ones are private anonymous mappings (huge pages requested) of an automatic
- * {@link Arena}. When the collector finds one unreachable, its mapping goes to a cache for the
- * next array of the same size, already faulted in, as malloc hands numpy a freed block; past
- * {@link #CACHE_LIMIT} bytes, cached mappings of other sizes are unmapped first. The collector does not
- * see the size of a mapping, so a loop of large temporaries would outrun it; as the JDK does
- * for direct buffers, a mapping that would take the live total past a limit first asks for a
- * collection and waits briefly for the cleaner; the limit is then what is still in use plus
- * {@link #MIN_LIMIT}. Thread-safe.
+ * Larger ones are private anonymous mappings of an automatic {@link Arena}, in small pages:
+ * asking for huge pages (MADV_HUGEPAGE) made a fresh 128 MiB result stall for ~450 ms in the
+ * kernel's compaction whenever memory was fragmented. When the collector finds one unreachable,
+ * its mapping goes to a cache for the next array of that size or smaller, already faulted in, as
+ * malloc hands numpy a freed block; past {@link #CACHE_LIMIT} bytes, cached mappings of other
+ * lengths are unmapped first. The collector does not see the size of a mapping, so a loop of
+ * large temporaries would outrun it; as the JDK does for direct buffers, a mapping that would
+ * take the live total past a limit first asks for a collection and waits briefly for the
+ * cleaner; the limit is then what is still in use plus {@link #MIN_LIMIT}. Thread-safe.
  */
 final class LocalMemory {
     private static final long HEAP_MAX = 256L << 10;
-    private static final long HUGE_PAGE = 2L << 20;
     private static final long MIN_LIMIT = 512L << 20;
     private static final long CACHE_LIMIT = 512L << 20;
     private static final AtomicLong LIVE = new AtomicLong();
     private static final AtomicLong CACHED = new AtomicLong();
-    private static final ConcurrentHashMap<Long, ConcurrentLinkedDeque<Long>> CACHE = new ConcurrentHashMap<>();
+    /** Mapping lengths are multiples of this (a multiple of every Linux page size). */
+    private static final long GRAIN = 64L << 10;
+    /** Cached mappings are cut for shorter arrays at multiples of this. */
+    private static final long CUT = 2L << 20;
+    private static final ConcurrentSkipListMap<Long, ConcurrentLinkedDeque<Long>> CACHE = new ConcurrentSkipListMap<>();
     private static volatile long limit = MIN_LIMIT;
 
     private LocalMemory() {
@@ -40,25 +44,26 @@ final class LocalMemory {
         if (size <= HEAP_MAX) {
             return MemorySegment.ofArray(new long[(int) ((size + 7) >>> 3)]).asSlice(0, size);
         }
-        reserve(size);
-        Long cached = take(size);
+        long length = roundUp(size, GRAIN);
+        reserve(length);
+        long[] piece = take(length);
         long address;
-        if (cached != null) {
-            address = cached;
+        if (piece != null) {
+            address = piece[0];
+            LIVE.addAndGet(piece[1] - length);
+            length = piece[1];
         } else {
             try {
-                address = Libc.mmap(size, Libc.PROT_READ | Libc.PROT_WRITE, Libc.MAP_PRIVATE | Libc.MAP_ANONYMOUS, -1, 0,
+                address = Libc.mmap(length, Libc.PROT_READ | Libc.PROT_WRITE, Libc.MAP_PRIVATE | Libc.MAP_ANONYMOUS, -1, 0,
                         "process-local array");
             } catch (RuntimeException | Error e) {
-                LIVE.addAndGet(-size);
+                LIVE.addAndGet(-length);
                 throw e;
             }
-            if (size >= HUGE_PAGE) {
-                Libc.madvise(address, size, Libc.MADV_HUGEPAGE); // fewer faults and TLB misses where THP is "madvise"
-            }
         }
-        MemorySegment s = MemorySegment.ofAddress(address).reinterpret(size, Arena.ofAuto(), unused -> free(address, size));
-        if (cached != null && zeroed) {
+        long mapped = length;
+        MemorySegment s = MemorySegment.ofAddress(address).reinterpret(size, Arena.ofAuto(), unused -> free(address, mapped));
+        if (piece != null && zeroed) {
             s.fill((byte) 0);
         }
         return s;
@@ -69,26 +74,45 @@ final class LocalMemory {
         return LIVE.get();
     }
 
-    private static Long take(long size) {
-        ConcurrentLinkedDeque<Long> q = CACHE.get(size);
-        Long address = q == null ? null : q.pollFirst();
-        if (address != null) {
-            CACHED.addAndGet(-size);
+    /**
+     * A cached mapping of at least {@code length} bytes as {address, its length}, or null: one of
+     * that length, else the front of the smallest longer one (cut at a {@link #CUT} boundary, so
+     * both parts stay page-aligned on any page size; the rest stays cached), as malloc splits a
+     * free block. A 64 MiB result thus reuses half of a freed 128 MiB one, already faulted in.
+     */
+    private static long[] take(long length) {
+        for (var e = CACHE.ceilingEntry(length); e != null; e = CACHE.higherEntry(e.getKey())) {
+            Long address = e.getValue().pollFirst();
+            if (address == null) {
+                continue;
+            }
+            long have = e.getKey();
+            CACHED.addAndGet(-have);
+            long cut = roundUp(length, CUT);
+            if (have - cut < CUT) {
+                return new long[] {address, have};
+            }
+            keep(address + cut, have - cut);
+            return new long[] {address, cut};
         }
-        return address;
+        return null;
     }
 
-    /** Runs on the cleaner thread: keeps the mapping for reuse, evicting mappings of other sizes past the cache's limit. */
-    private static void free(long address, long size) {
-        LIVE.addAndGet(-size);
-        CACHE.computeIfAbsent(size, k -> new ConcurrentLinkedDeque<>()).addFirst(address);
-        CACHED.addAndGet(size);
-        while (CACHED.get() > CACHE_LIMIT && evict(size)) {
-            // the newest sizes stay: a loop's temporaries are all of a few sizes
+    /** Runs on the cleaner thread: keeps the mapping for reuse, evicting mappings of other lengths past the cache's limit. */
+    private static void free(long address, long length) {
+        LIVE.addAndGet(-length);
+        keep(address, length);
+        while (CACHED.get() > CACHE_LIMIT && evict(length)) {
+            // the newest lengths stay: a loop's temporaries are all of a few sizes
         }
     }
 
-    /** Unmaps one cached mapping, of another size than {@code keep} if there is one; false if none is left. */
+    private static void keep(long address, long length) {
+        CACHE.computeIfAbsent(length, k -> new ConcurrentLinkedDeque<>()).addFirst(address);
+        CACHED.addAndGet(length);
+    }
+
+    /** Unmaps one cached mapping, of another length than {@code keep} if there is one; false if none is left. */
     private static boolean evict(long keep) {
         for (var e : CACHE.entrySet()) {
             if (e.getKey() != keep || CACHE.size() == 1) {
@@ -101,6 +125,10 @@ final class LocalMemory {
             }
         }
         return false;
+    }
+
+    private static long roundUp(long n, long unit) {
+        return (n + unit - 1) / unit * unit;
     }
 
     private static void reserve(long size) {

@@ -65,4 +65,13 @@ public final class MathKernels {
                                 long n, long lo, long hi) {
         ScalarMath.unaryInt(t, op, s, so, ss, d, dOff, ds, n, lo, hi);
     }
+
+    /**
+     * The leading elements of a contiguous row converted between F64 and F32 by the SIMD loop, if
+     * there is one; returns how many it did (0 for other types), the caller converts the rest.
+     */
+    public static long convert(ElementType from, ElementType to, MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        boolean floats = (from == ElementType.F64 && to == ElementType.F32) || (from == ElementType.F32 && to == ElementType.F64);
+        return useVector && floats ? VECTOR.convert(from, to, s, so, d, dOff, n) : 0;
+    }
 }

@@ -19,4 +19,7 @@ interface SimdMath {
 
     /** d[i] = a[i] ** b[i] for the leading whole vectors of n elements; returns how many it did. */
     long pow(ElementType t, MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n);
+
+    /** d[i] = s[i] converted from F64 to F32 or back, for the leading whole vectors of n elements; returns how many it did. */
+    long convert(ElementType from, ElementType to, MemorySegment s, long so, MemorySegment d, long dOff, long n);
 }

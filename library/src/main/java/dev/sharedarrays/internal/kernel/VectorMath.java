@@ -6,6 +6,7 @@ import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 
 import static jdk.incubator.vector.VectorOperators.EQ;
@@ -25,6 +26,8 @@ final class VectorMath implements SimdMath {
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     private static final VectorSpecies<Double> D = DoubleVector.SPECIES_PREFERRED;
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
+    /** As many floats as D has doubles: the other side of a conversion. */
+    private static final VectorSpecies<Float> F_HALF = VectorSpecies.of(float.class, VectorShape.forBitSize(D.vectorBitSize() / 2));
     /** From this magnitude on every double is a whole number; below it x + 2^52 - 2^52 rounds x to even. */
     private static final double WHOLE_D = 0x1p52;
     private static final float WHOLE_F = 0x1p23f;
@@ -32,6 +35,26 @@ final class VectorMath implements SimdMath {
     @Override
     public boolean handles(ElementType t, MathOp op) {
         return t == ElementType.F64 || t == ElementType.F32;
+    }
+
+    @Override
+    public long convert(ElementType from, ElementType to, MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        long bound = n - n % D.length();
+        if (from == ElementType.F64 && to == ElementType.F32) {
+            for (long i = 0; i < bound; i += D.length()) {
+                DoubleVector v = DoubleVector.fromMemorySegment(D, s, so + i * 8, LE);
+                v.convertShape(VectorOperators.D2F, F_HALF, 0).intoMemorySegment(d, dOff + i * 4, LE);
+            }
+            return bound;
+        }
+        if (from == ElementType.F32 && to == ElementType.F64) {
+            for (long i = 0; i < bound; i += D.length()) {
+                FloatVector v = FloatVector.fromMemorySegment(F_HALF, s, so + i * 4, LE);
+                v.convertShape(VectorOperators.F2D, D, 0).intoMemorySegment(d, dOff + i * 8, LE);
+            }
+            return bound;
+        }
+        return 0;
     }
 
     @Override

@@ -34,7 +34,6 @@ public final class Libc {
     public static final int PROT_WRITE = 2;
     public static final int MAP_SHARED = 1;
     public static final int MAP_PRIVATE = 2;
-    public static final int MADV_HUGEPAGE = 14;
     public static final int MAP_ANONYMOUS = 0x20;
     public static final int MS_SYNC = 4;
     public static final int SEEK_END = 2;
@@ -119,10 +118,6 @@ public final class Libc {
 
     private static final class Msync {
         static final MethodHandle H = errnoCall("msync", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), -1);
-    }
-
-    private static final class Madvise {
-        static final MethodHandle H = plainCall("madvise", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
     }
 
     private static final class Unlink {
@@ -320,15 +315,6 @@ public final class Libc {
             if (r != 0) {
                 throw failure("munmap", "0x" + Long.toHexString(address) + ", " + size + " bytes", errno());
             }
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
-    /** madvise(2) as a hint: the result is returned, not thrown (an old kernel may not know the advice). */
-    public static int madvise(long address, long size, int advice) {
-        try {
-            return (int) Madvise.H.invokeExact(MemorySegment.ofAddress(address), size, advice);
         } catch (Throwable t) {
             throw rethrow(t);
         }
