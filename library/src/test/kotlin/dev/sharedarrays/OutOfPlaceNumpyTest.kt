@@ -48,12 +48,20 @@ class OutOfPlaceNumpyTest : FunSpec({
         val numeric = DType.all().filter { it.name() != "BOOL" }
         try {
             data class Sc(val a: SharedNDArray<*>, val b: SharedNDArray<*>, val t: Boolean, val steps: List<Long>, val op: String, val to: DType<*>)
-            val scs = List(150) {
-                val t = numeric[rnd.nextInt(numeric.size)]
-                val shape = LongArray(1 + rnd.nextInt(4)) { 1L + rnd.nextInt(6) }
+            val floats = listOf<DType<*>>(F64.TYPE, F32.TYPE)
+            val scs = List(150) { k ->
+                // every third case is contiguous and spans several of the fused loops' blocks and
+                // SIMD vectors, often a float to float cast (the SIMD conversion)
+                val big = k % 3 == 0
+                val t = if (big && rnd.nextBoolean()) floats[rnd.nextInt(2)] else numeric[rnd.nextInt(numeric.size)]
+                val shape = when {
+                    !big -> LongArray(1 + rnd.nextInt(4)) { 1L + rnd.nextInt(6) }
+                    rnd.nextBoolean() -> longArrayOf(5000L + rnd.nextInt(15000))
+                    else -> longArrayOf(20L + rnd.nextInt(60), 150L + rnd.nextInt(100))
+                }
                 val a = SharedArrays.createAny(t, shape, shm).also { made += it }
-                val transpose = rnd.nextBoolean()
-                val steps = List(shape.size) { listOf(1L, 2L, -1L)[rnd.nextInt(3)] }
+                val transpose = !big && rnd.nextBoolean()
+                val steps = List(shape.size) { if (big) 1L else listOf(1L, 2L, -1L)[rnd.nextInt(3)] }
                 val viewShape = (if (transpose) shape.reversedArray() else shape).mapIndexed { i, d ->
                     if (steps[i] == 2L) (d + 1) / 2 else d
                 }
@@ -61,7 +69,7 @@ class OutOfPlaceNumpyTest : FunSpec({
                 val bShape = viewShape.drop(rnd.nextInt(viewShape.size)).map { if (rnd.nextInt(3) == 0) 1L else it }.toLongArray()
                 val b = SharedArrays.createAny(t, bShape, shm).also { made += it }
                 val op = listOf("add", "sub", "mul", "div")[rnd.nextInt(4)]
-                val to = numeric[rnd.nextInt(numeric.size)]
+                val to = if (big && t.isFloatingPoint && rnd.nextBoolean()) floats.first { it != t } else numeric[rnd.nextInt(numeric.size)]
                 for (i in 0 until a.size()) {
                     if (t.isFloatingPoint) a.setDouble(i, rnd.nextDouble(-100.0, 100.0)) else a.setLong(i, rnd.nextLong())
                 }

@@ -29,10 +29,8 @@ final class LocalMemory {
     private static final long CACHE_LIMIT = 512L << 20;
     private static final AtomicLong LIVE = new AtomicLong();
     private static final AtomicLong CACHED = new AtomicLong();
-    /** Mapping lengths are multiples of this (a multiple of every Linux page size). */
+    /** Mapping lengths, and the cuts of cached mappings, are multiples of this: of every Linux page size. */
     private static final long GRAIN = 64L << 10;
-    /** Cached mappings are cut for shorter arrays at multiples of this. */
-    private static final long CUT = 2L << 20;
     private static final ConcurrentSkipListMap<Long, ConcurrentLinkedDeque<Long>> CACHE = new ConcurrentSkipListMap<>();
     private static volatile long limit = MIN_LIMIT;
 
@@ -76,9 +74,8 @@ final class LocalMemory {
 
     /**
      * A cached mapping of at least {@code length} bytes as {address, its length}, or null: one of
-     * that length, else the front of the smallest longer one (cut at a {@link #CUT} boundary, so
-     * both parts stay page-aligned on any page size; the rest stays cached), as malloc splits a
-     * free block. A 64 MiB result thus reuses half of a freed 128 MiB one, already faulted in.
+     * that length, else the front of the smallest longer one (the rest stays cached; lengths are
+     * multiples of {@link #GRAIN}, so both parts stay page-aligned), as malloc splits a free block. A 64 MiB result thus reuses half of a freed 128 MiB one, already faulted in.
      */
     private static long[] take(long length) {
         for (var e = CACHE.ceilingEntry(length); e != null; e = CACHE.higherEntry(e.getKey())) {
@@ -88,12 +85,11 @@ final class LocalMemory {
             }
             long have = e.getKey();
             CACHED.addAndGet(-have);
-            long cut = roundUp(length, CUT);
-            if (have - cut < CUT) {
-                return new long[] {address, have};
+            if (have - length <= HEAP_MAX) {
+                return new long[] {address, have}; // no array would take the rest
             }
-            keep(address + cut, have - cut);
-            return new long[] {address, cut};
+            keep(address + length, have - length);
+            return new long[] {address, length};
         }
         return null;
     }
