@@ -14,8 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Small arrays live on the Java heap (a {@code long[]}, so every element type is aligned).
  * Larger ones are private anonymous mappings of an automatic {@link Arena}, in small pages:
- * asking for huge pages (MADV_HUGEPAGE) made a fresh 128 MiB result stall for ~450 ms in the
- * kernel's compaction whenever memory was fragmented. When the collector finds one unreachable,
+ * with MADV_HUGEPAGE a fresh 128 MiB result took ~450 ms to fault in on the build machine (THP
+ * defrag madvise and defer alike) against ~35 ms without, and reused mappings are faulted already. When the collector finds one unreachable,
  * its mapping goes to a cache for the next array of that size or smaller, already faulted in, as
  * malloc hands numpy a freed block; past {@link #CACHE_LIMIT} bytes, cached mappings of other
  * lengths are unmapped first. The collector does not see the size of a mapping, so a loop of
