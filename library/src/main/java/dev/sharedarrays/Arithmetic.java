@@ -4,7 +4,6 @@ import dev.sharedarrays.internal.array.ElementCodec;
 import dev.sharedarrays.internal.array.InPlace;
 import dev.sharedarrays.internal.array.Shapes;
 import dev.sharedarrays.internal.kernel.Op;
-import java.util.function.Supplier;
 
 /**
  * Out-of-place arithmetic of a {@link SharedNDArray}, numpy's {@code a + b}: each result is a
@@ -129,12 +128,14 @@ public sealed interface Arithmetic<T extends DType<T>> permits SharedNDArray {
                     + " array: dtypes differ (" + other.dtype().descr() + " vs " + a.dtype().descr() + "); convert one with astype");
         }
         long[] shape = Shapes.broadcast(a.layout().shape(), other.layout().shape());
-        return readingBoth(a, other, () -> {
+        return Elementwise.reading(() -> {
+            a.checkOpen();
+            other.checkOpen();
             SharedNDArray<T> out = Local.empty(a.dtype(), shape);
             InPlace.binaryInto(a.type(), op, out.mem(), out.layout(), a.mem(), a.layout().broadcastTo(shape), other.mem(),
                     other.layout().broadcastTo(shape));
             return out;
-        });
+        }, a, other);
     }
 
     private SharedNDArray<T> withScalar(Op op, double value) {
@@ -177,16 +178,5 @@ public sealed interface Arithmetic<T extends DType<T>> permits SharedNDArray {
             InPlace.reflectedInto(a.type(), op, out.mem(), out.layout(), fd, fl, a.mem(), a.layout());
             return out;
         });
-    }
-
-    /** Runs body holding both read locks, taken in the order of array id. */
-    private static <R> R readingBoth(SharedNDArray<?> a, SharedNDArray<?> b, Supplier<R> body) {
-        SharedNDArray<?> first = Long.compareUnsigned(a.id(), b.id()) <= 0 ? a : b;
-        SharedNDArray<?> second = first == a ? b : a;
-        return first.locks().read(() -> second.locks().read(() -> {
-            a.checkOpen();
-            b.checkOpen();
-            return body.get();
-        }));
     }
 }

@@ -121,13 +121,13 @@ public sealed interface Comparisons<T extends DType<T>> permits SharedNDArray {
 
     private SharedNDArray<Bool> compare(Cmp c, double value) {
         SharedNDArray<T> a = self();
-        return Elementwise.reading(() -> SharedNDArray.filled(Elementwise.result(Bool.TYPE, a.layout().shape()),
+        return Elementwise.reading(() -> SharedNDArray.filled(Local.empty(Bool.TYPE, a.layout().shape()),
                 out -> MaskOps.compareScalar(a.type(), c, a.mem(), a.layout(), out.mem(), out.layout(), value)), a);
     }
 
     private SharedNDArray<Bool> compare(Cmp c, long value) {
         SharedNDArray<T> a = self();
-        return Elementwise.reading(() -> SharedNDArray.filled(Elementwise.result(Bool.TYPE, a.layout().shape()),
+        return Elementwise.reading(() -> SharedNDArray.filled(Local.empty(Bool.TYPE, a.layout().shape()),
                 out -> MaskOps.compareScalar(a.type(), c, a.mem(), a.layout(), out.mem(), out.layout(), value)), a);
     }
 
@@ -139,9 +139,9 @@ public sealed interface Comparisons<T extends DType<T>> permits SharedNDArray {
         }
         long[] shape = Elementwise.broadcast(a.layout().shape(), other.layout().shape());
         return Elementwise.reading(() -> {
-            StridedLayout la = Elementwise.broadcastTo(a.layout(), shape);
-            StridedLayout lb = Elementwise.broadcastTo(other.layout(), shape);
-            return SharedNDArray.filled(Elementwise.result(Bool.TYPE, shape),
+            StridedLayout la = a.layout().broadcastTo(shape);
+            StridedLayout lb = other.layout().broadcastTo(shape);
+            return SharedNDArray.filled(Local.empty(Bool.TYPE, shape),
                     out -> MaskOps.compare(a.type(), c, a.mem(), la, other.mem(), lb, out.mem(), out.layout()));
         }, a, other);
     }

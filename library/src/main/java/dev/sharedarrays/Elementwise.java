@@ -8,18 +8,13 @@ import java.util.List;
 import java.util.function.Supplier;
 
 /**
- * What the element-wise operations that make new arrays share (comparisons, logic, where, masked
- * copies): their results, the broadcast of their operands, and the locks of several arrays taken
+ * What the element-wise operations that make new arrays share (arithmetic, comparisons, logic,
+ * where, masked copies): the broadcast of their operands, and the locks of several arrays taken
  * in the order of array id (as {@code x += y} takes its two), so that no two operations in two
  * processes wait for each other.
  */
 final class Elementwise {
     private Elementwise() {
-    }
-
-    /** A new process-local array for a result that is written whole. */
-    static <T extends DType<T>> SharedNDArray<T> result(T dtype, long[] shape) {
-        return Local.empty(dtype, shape);
     }
 
     /**
@@ -33,11 +28,6 @@ final class Elementwise {
             out = Shapes.broadcast(out, s);
         }
         return out;
-    }
-
-    /** The layout l read as the broadcast shape (which l broadcasts to): stride 0 on new and stretched axes. */
-    static StridedLayout broadcastTo(StridedLayout l, long[] shape) {
-        return l.broadcastTo(shape);
     }
 
     /** A one-element value repeated over shape: stride 0 on every axis. */

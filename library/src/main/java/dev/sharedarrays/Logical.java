@@ -46,7 +46,7 @@ public sealed interface Logical<T extends DType<T>> permits SharedNDArray {
     default SharedNDArray<Bool> not() {
         SharedNDArray<T> a = self();
         checkBool(a, "not");
-        return Elementwise.reading(() -> SharedNDArray.filled(Elementwise.result(Bool.TYPE, a.layout().shape()),
+        return Elementwise.reading(() -> SharedNDArray.filled(Local.empty(Bool.TYPE, a.layout().shape()),
                 out -> MaskOps.logical(Logic.NOT, a.mem(), a.layout(), a.mem(), a.layout(), out.mem(), out.layout())), a);
     }
 
@@ -57,9 +57,9 @@ public sealed interface Logical<T extends DType<T>> permits SharedNDArray {
         checkBool(other, name);
         long[] shape = Elementwise.broadcast(a.layout().shape(), other.layout().shape());
         return Elementwise.reading(() -> {
-            StridedLayout la = Elementwise.broadcastTo(a.layout(), shape);
-            StridedLayout lb = Elementwise.broadcastTo(other.layout(), shape);
-            return SharedNDArray.filled(Elementwise.result(Bool.TYPE, shape),
+            StridedLayout la = a.layout().broadcastTo(shape);
+            StridedLayout lb = other.layout().broadcastTo(shape);
+            return SharedNDArray.filled(Local.empty(Bool.TYPE, shape),
                     out -> MaskOps.logical(op, a.mem(), la, other.mem(), lb, out.mem(), out.layout()));
         }, a, other);
     }

@@ -42,7 +42,7 @@ public sealed interface Masking<T extends DType<T>> permits SharedNDArray {
                 throw new IllegalArgumentException("a[mask]: the mask selects no element, and arrays cannot be empty"
                         + " (every dimension is >= 1); check mask.sum() > 0 first");
             }
-            return SharedNDArray.filled(Elementwise.result(a.dtype(), new long[] {count}),
+            return SharedNDArray.filled(Local.empty(a.dtype(), new long[] {count}),
                     out -> MaskOps.compress(a.itemSize(), a.mem(), a.layout(), m, mask.layout(), out.mem(), count));
         }, a, mask);
     }

@@ -35,9 +35,9 @@ public final class Masks {
                     + x.dtype().descr() + " vs " + y.dtype().descr() + "); convert one first");
         }
         long[] shape = Elementwise.broadcast(mask.layout().shape(), x.layout().shape(), y.layout().shape());
-        return Elementwise.reading(() -> SharedNDArray.filled(Elementwise.result(x.dtype(), shape), out -> MaskOps.where(x.itemSize(),
-                mask.mem(), Elementwise.broadcastTo(mask.layout(), shape), x.mem(), Elementwise.broadcastTo(x.layout(), shape),
-                y.mem(), Elementwise.broadcastTo(y.layout(), shape), out.mem(), out.layout())), mask, x, y);
+        return Elementwise.reading(() -> SharedNDArray.filled(Local.empty(x.dtype(), shape), out -> MaskOps.where(x.itemSize(),
+                mask.mem(), mask.layout().broadcastTo(shape), x.mem(), x.layout().broadcastTo(shape),
+                y.mem(), y.layout().broadcastTo(shape), out.mem(), out.layout())), mask, x, y);
     }
 
     /** x's element where mask is true, the scalar y where it is false; as {@link #where(SharedNDArray, SharedNDArray, SharedNDArray)}. */
@@ -107,9 +107,9 @@ public final class Masks {
                 MemorySegment s = arena.allocate(size, size);
                 store.accept(s);
                 StridedLayout ls = Elementwise.repeated(shape);
-                StridedLayout la = Elementwise.broadcastTo(array.layout(), shape);
-                StridedLayout lm = Elementwise.broadcastTo(mask.layout(), shape);
-                return SharedNDArray.filled(Elementwise.result(array.dtype(), shape), out -> {
+                StridedLayout la = array.layout().broadcastTo(shape);
+                StridedLayout lm = mask.layout().broadcastTo(shape);
+                return SharedNDArray.filled(Local.empty(array.dtype(), shape), out -> {
                     if (scalarIsX) {
                         MaskOps.where(size, mask.mem(), lm, s, ls, array.mem(), la, out.mem(), out.layout());
                     } else {
@@ -131,7 +131,7 @@ public final class Masks {
                 x.accept(xs);
                 y.accept(ys);
                 StridedLayout ls = Elementwise.repeated(shape);
-                return SharedNDArray.filled(Elementwise.result(dtype, shape),
+                return SharedNDArray.filled(Local.empty(dtype, shape),
                         out -> MaskOps.where(8, mask.mem(), mask.layout(), xs, ls, ys, ls, out.mem(), out.layout()));
             }
         }, mask);
