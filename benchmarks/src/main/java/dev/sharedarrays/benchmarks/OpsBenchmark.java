@@ -130,7 +130,11 @@ public final class OpsBenchmark {
     }
 
     static double median(Op op, int runs) {
-        for (int i = 0; i < 3; i++) {
+        return median(op, runs, 3);
+    }
+
+    static double median(Op op, int runs, int warmups) {
+        for (int i = 0; i < warmups; i++) {
             op.run(); // warm-up: JIT and page tables
         }
         double[] t = new double[runs];
