@@ -1,5 +1,7 @@
 package dev.sharedarrays.internal.array;
 
+import dev.sharedarrays.internal.kernel.MathKernels;
+
 import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
 
 import java.lang.foreign.MemorySegment;
@@ -86,6 +88,7 @@ final class BlockMath {
      */
     static void combineF64Rows(Reduction r, double[] acc, MemorySegment s, long off, long rowStride, long rows, int n) {
         long rs = rowStride * 8;
+        int j0 = MathKernels.combineRowsF64(r == Reduction.MIN ? 1 : r == Reduction.MAX ? 2 : 0, acc, s, off * 8, rs, rows, n);
         long i = 1;
         for (; i + 4 <= rows; i += 4) {
             long o0 = (off + i * rowStride) * 8;
@@ -94,21 +97,21 @@ final class BlockMath {
             long o3 = o2 + rs;
             switch (r) {
                 case MIN -> {
-                    for (int j = 0; j < n; j++) {
+                    for (int j = j0; j < n; j++) {
                         long b = 8L * j;
                         acc[j] = Math.min(Math.min(acc[j], Math.min(s.get(JAVA_DOUBLE, o0 + b), s.get(JAVA_DOUBLE, o1 + b))),
                                 Math.min(s.get(JAVA_DOUBLE, o2 + b), s.get(JAVA_DOUBLE, o3 + b)));
                     }
                 }
                 case MAX -> {
-                    for (int j = 0; j < n; j++) {
+                    for (int j = j0; j < n; j++) {
                         long b = 8L * j;
                         acc[j] = Math.max(Math.max(acc[j], Math.max(s.get(JAVA_DOUBLE, o0 + b), s.get(JAVA_DOUBLE, o1 + b))),
                                 Math.max(s.get(JAVA_DOUBLE, o2 + b), s.get(JAVA_DOUBLE, o3 + b)));
                     }
                 }
                 default -> {
-                    for (int j = 0; j < n; j++) {
+                    for (int j = j0; j < n; j++) {
                         long b = 8L * j;
                         acc[j] += (s.get(JAVA_DOUBLE, o0 + b) + s.get(JAVA_DOUBLE, o1 + b)) + (s.get(JAVA_DOUBLE, o2 + b) + s.get(JAVA_DOUBLE, o3 + b));
                     }
@@ -117,7 +120,7 @@ final class BlockMath {
         }
         for (; i < rows; i++) {
             long o = (off + i * rowStride) * 8;
-            for (int j = 0; j < n; j++) {
+            for (int j = j0; j < n; j++) {
                 double v = s.get(JAVA_DOUBLE, o + 8L * j);
                 acc[j] = switch (r) {
                     case MIN -> Math.min(acc[j], v);

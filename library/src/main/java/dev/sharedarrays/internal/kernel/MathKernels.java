@@ -74,4 +74,9 @@ public final class MathKernels {
         boolean floats = (from == ElementType.F64 && to == ElementType.F32) || (from == ElementType.F32 && to == ElementType.F64);
         return useVector && floats ? VECTOR.convert(from, to, s, so, d, dOff, n) : 0;
     }
+
+    /** {@link SimdMath#combineRowsF64} when the SIMD loops are on, else 0 (the caller does every column). */
+    public static int combineRowsF64(int op, double[] acc, MemorySegment s, long first, long rowBytes, long rows, int n) {
+        return useVector ? VECTOR.combineRowsF64(op, acc, s, first, rowBytes, rows, n) : 0;
+    }
 }

@@ -16,7 +16,7 @@ import static jdk.incubator.vector.VectorOperators.LT;
 
 /**
  * SIMD loops (jdk.incubator.vector) of the element-wise math functions for contiguous F64 and
- * F32 rows. Loaded only when the JVM runs with {@code --add-modules jdk.incubator.vector}. On
+ * F32 rows, of the F64/F32 casts, and of the F64 per-axis sums, minima and maxima across rows. Loaded only when the JVM runs with {@code --add-modules jdk.incubator.vector}. On
  * x86-64 the JDK compiles the transcendental operators and POW to Intel SVML routines (within
  * 1 ulp); the others are exact. The Vector API has no floor, ceil or rint: they round by adding
  * and subtracting 2^52 (2^23 for F32). Every loop names its operator as a constant: C2 compiles
@@ -35,6 +35,75 @@ final class VectorMath implements SimdMath {
     @Override
     public boolean handles(ElementType t, MathOp op) {
         return t == ElementType.F64 || t == ElementType.F32;
+    }
+
+    @Override
+    public int combineRowsF64(int op, double[] acc, MemorySegment s, long first, long rowBytes, long rows, int n) {
+        int bound = n - n % D.length();
+        switch (op) {
+            case 1 -> minRows(acc, bound, s, first, rowBytes, rows);
+            case 2 -> maxRows(acc, bound, s, first, rowBytes, rows);
+            default -> sumRows(acc, bound, s, first, rowBytes, rows);
+        }
+        return bound;
+    }
+
+    // row by row (four at a time), each across the block: acc stays in L1 and every row streams
+    private static void sumRows(double[] acc, int bound, MemorySegment s, long first, long rb, long rows) {
+        long i = 1;
+        for (; i + 4 <= rows; i += 4) {
+            long o = first + i * rb;
+            for (int j = 0; j < bound; j += D.length(), o += 8L * D.length()) {
+                DoubleVector v01 = DoubleVector.fromMemorySegment(D, s, o, LE).add(DoubleVector.fromMemorySegment(D, s, o + rb, LE));
+                DoubleVector v23 = DoubleVector.fromMemorySegment(D, s, o + 2 * rb, LE)
+                        .add(DoubleVector.fromMemorySegment(D, s, o + 3 * rb, LE));
+                DoubleVector.fromArray(D, acc, j).add(v01.add(v23)).intoArray(acc, j);
+            }
+        }
+        for (; i < rows; i++) {
+            long o = first + i * rb;
+            for (int j = 0; j < bound; j += D.length(), o += 8L * D.length()) {
+                DoubleVector.fromArray(D, acc, j).add(DoubleVector.fromMemorySegment(D, s, o, LE)).intoArray(acc, j);
+            }
+        }
+    }
+
+    private static void minRows(double[] acc, int bound, MemorySegment s, long first, long rb, long rows) {
+        long i = 1;
+        for (; i + 4 <= rows; i += 4) {
+            long o = first + i * rb;
+            for (int j = 0; j < bound; j += D.length(), o += 8L * D.length()) {
+                DoubleVector v01 = DoubleVector.fromMemorySegment(D, s, o, LE).min(DoubleVector.fromMemorySegment(D, s, o + rb, LE));
+                DoubleVector v23 = DoubleVector.fromMemorySegment(D, s, o + 2 * rb, LE)
+                        .min(DoubleVector.fromMemorySegment(D, s, o + 3 * rb, LE));
+                DoubleVector.fromArray(D, acc, j).min(v01.min(v23)).intoArray(acc, j);
+            }
+        }
+        for (; i < rows; i++) {
+            long o = first + i * rb;
+            for (int j = 0; j < bound; j += D.length(), o += 8L * D.length()) {
+                DoubleVector.fromArray(D, acc, j).min(DoubleVector.fromMemorySegment(D, s, o, LE)).intoArray(acc, j);
+            }
+        }
+    }
+
+    private static void maxRows(double[] acc, int bound, MemorySegment s, long first, long rb, long rows) {
+        long i = 1;
+        for (; i + 4 <= rows; i += 4) {
+            long o = first + i * rb;
+            for (int j = 0; j < bound; j += D.length(), o += 8L * D.length()) {
+                DoubleVector v01 = DoubleVector.fromMemorySegment(D, s, o, LE).max(DoubleVector.fromMemorySegment(D, s, o + rb, LE));
+                DoubleVector v23 = DoubleVector.fromMemorySegment(D, s, o + 2 * rb, LE)
+                        .max(DoubleVector.fromMemorySegment(D, s, o + 3 * rb, LE));
+                DoubleVector.fromArray(D, acc, j).max(v01.max(v23)).intoArray(acc, j);
+            }
+        }
+        for (; i < rows; i++) {
+            long o = first + i * rb;
+            for (int j = 0; j < bound; j += D.length(), o += 8L * D.length()) {
+                DoubleVector.fromArray(D, acc, j).max(DoubleVector.fromMemorySegment(D, s, o, LE)).intoArray(acc, j);
+            }
+        }
     }
 
     @Override
