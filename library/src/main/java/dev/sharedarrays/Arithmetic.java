@@ -54,42 +54,42 @@ public sealed interface Arithmetic<T extends DType<T>> permits SharedNDArray {
 
     /** {@code this + value}. */
     default SharedNDArray<T> plus(double value) {
-        return withScalar(Op.ADD, value);
+        return withScalar(Op.ADD, value, 0, false);
     }
 
     /** {@code this - value}. */
     default SharedNDArray<T> minus(double value) {
-        return withScalar(Op.SUB, value);
+        return withScalar(Op.SUB, value, 0, false);
     }
 
     /** {@code this * value}. */
     default SharedNDArray<T> times(double value) {
-        return withScalar(Op.MUL, value);
+        return withScalar(Op.MUL, value, 0, false);
     }
 
     /** {@code this / value} (floor division for integer arrays). */
     default SharedNDArray<T> dividedBy(double value) {
-        return withScalar(Op.DIV, value);
+        return withScalar(Op.DIV, value, 0, false);
     }
 
     /** {@code this + value}; the value must fit an integer element type. */
     default SharedNDArray<T> plus(long value) {
-        return withScalar(Op.ADD, value);
+        return withScalar(Op.ADD, 0, value, true);
     }
 
     /** {@code this - value}. */
     default SharedNDArray<T> minus(long value) {
-        return withScalar(Op.SUB, value);
+        return withScalar(Op.SUB, 0, value, true);
     }
 
     /** {@code this * value}. */
     default SharedNDArray<T> times(long value) {
-        return withScalar(Op.MUL, value);
+        return withScalar(Op.MUL, 0, value, true);
     }
 
     /** {@code this / value} (floor division for integer arrays). */
     default SharedNDArray<T> dividedBy(long value) {
-        return withScalar(Op.DIV, value);
+        return withScalar(Op.DIV, 0, value, true);
     }
 
     /** {@code value - this} (numpy's reflected subtract). */
@@ -116,7 +116,7 @@ public sealed interface Arithmetic<T extends DType<T>> permits SharedNDArray {
     default SharedNDArray<T> negate() {
         SharedNDArray<T> a = self();
         if (a.type().isFloatingPoint()) {
-            return withScalar(Op.MUL, -1.0);
+            return withScalar(Op.MUL, -1.0, 0, false);
         }
         return reflected(Op.SUB, 0, 0, true);
     }
@@ -138,22 +138,17 @@ public sealed interface Arithmetic<T extends DType<T>> permits SharedNDArray {
         }, a, other);
     }
 
-    private SharedNDArray<T> withScalar(Op op, double value) {
+    /** this (op) the scalar: lv if isLong, else dv. */
+    private SharedNDArray<T> withScalar(Op op, double dv, long lv, boolean isLong) {
         SharedNDArray<T> a = self();
         return a.locks().read(() -> {
             a.checkOpen();
             SharedNDArray<T> out = Local.empty(a.dtype(), a.layout().shape());
-            InPlace.scalarInto(a.type(), op, out.mem(), out.layout(), a.mem(), a.layout(), value);
-            return out;
-        });
-    }
-
-    private SharedNDArray<T> withScalar(Op op, long value) {
-        SharedNDArray<T> a = self();
-        return a.locks().read(() -> {
-            a.checkOpen();
-            SharedNDArray<T> out = Local.empty(a.dtype(), a.layout().shape());
-            InPlace.scalarInto(a.type(), op, out.mem(), out.layout(), a.mem(), a.layout(), value);
+            if (isLong) {
+                InPlace.scalarInto(a.type(), op, out.mem(), out.layout(), a.mem(), a.layout(), lv);
+            } else {
+                InPlace.scalarInto(a.type(), op, out.mem(), out.layout(), a.mem(), a.layout(), dv);
+            }
             return out;
         });
     }
