@@ -61,7 +61,9 @@ class LocalArraysTest : FunSpec({
         a.dividedBy(2L).toLongArray().toList() shouldBe listOf(-4L, 50L, 63L)
         a.negate().toLongArray().toList() shouldBe listOf(7L, -100L, -127L)
         shouldThrow<ArithmeticException> { a.dividing(0L).dividedBy(a.times(0L)) }
-        shouldThrow<DTypeMismatchException> { a.plus(0.5) }.message shouldContain "whole number"
+        shouldThrow<DTypeMismatchException> { a.plus(0.5) }.message shouldBe
+            "cannot add I8 elements by the float 0.5 (numpy would give float64): call astype(F64.TYPE) first, or pass a whole number"
+        shouldThrow<DTypeMismatchException> { a.add(0.5) }.message shouldContain "in place"
     }
 
     test("astype casts as numpy does and refuses NaN, infinity and out-of-range values with the index") {

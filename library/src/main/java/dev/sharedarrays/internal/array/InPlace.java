@@ -25,7 +25,7 @@ public final class InPlace {
             Loops.scalar(t, op, d, l, value, 0);
             return;
         }
-        scalar(t, op, d, l, whole(t, op, value));
+        scalar(t, op, d, l, whole(t, op, value, true));
     }
 
     /** element = element (op) value; integer arrays wrap. */
@@ -42,7 +42,7 @@ public final class InPlace {
             Loops.scalarInto(t, op, d, ld, a, la, value, 0);
             return;
         }
-        scalarInto(t, op, d, ld, a, la, whole(t, op, value));
+        scalarInto(t, op, d, ld, a, la, whole(t, op, value, false));
     }
 
     /** d = a (op) value into fresh memory d; integer arrays wrap. */
@@ -52,10 +52,14 @@ public final class InPlace {
         Loops.scalarInto(t, op, d, ld, a, la, (double) value, value);
     }
 
-    private static long whole(ElementType t, Op op, double value) {
-        if (value != Math.rint(value) || Double.isInfinite(value)) {
+    private static long whole(ElementType t, Op op, double value, boolean inPlace) {
+        if ((value != Math.rint(value) || Double.isInfinite(value)) && inPlace) {
             throw new DTypeMismatchException("cannot " + op.verb() + " " + t + " elements by the float " + value
                     + " in place (numpy refuses too: same_kind casting); pass a whole number");
+        }
+        if (value != Math.rint(value) || Double.isInfinite(value)) {
+            throw new DTypeMismatchException("cannot " + op.verb() + " " + t + " elements by the float " + value
+                    + " (numpy would give float64): call astype(F64.TYPE) first, or pass a whole number");
         }
         return ElementCodec.toLongBits(t, value);
     }
