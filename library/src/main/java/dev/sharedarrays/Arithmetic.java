@@ -1,8 +1,10 @@
 package dev.sharedarrays;
 
-import dev.sharedarrays.internal.array.ElementCodec;
 import dev.sharedarrays.internal.array.InPlace;
+import dev.sharedarrays.internal.array.Loops;
 import dev.sharedarrays.internal.array.Shapes;
+import dev.sharedarrays.internal.array.StridedLayout;
+import dev.sharedarrays.internal.kernel.ElementType;
 import dev.sharedarrays.internal.kernel.Op;
 
 /**
@@ -131,46 +133,43 @@ public sealed interface Arithmetic<T extends DType<T>> permits SharedNDArray {
         return Elementwise.reading(() -> {
             a.checkOpen();
             other.checkOpen();
+            StridedLayout lb = other.layout().broadcastTo(shape);
+            InPlace.checkOperand(a.type(), op, other.mem(), lb);
             SharedNDArray<T> out = Local.empty(a.dtype(), shape);
-            InPlace.binaryInto(a.type(), op, out.mem(), out.layout(), a.mem(), a.layout().broadcastTo(shape), other.mem(),
-                    other.layout().broadcastTo(shape));
+            Loops.binaryInto(a.type(), op, out.mem(), out.layout(), a.mem(), a.layout().broadcastTo(shape), other.mem(), lb);
             return out;
         }, a, other);
     }
 
-    /** this (op) the scalar: lv if isLong, else dv. */
+    /** this (op) the scalar: lv if isLong, else dv; checked before the result is made. */
     private SharedNDArray<T> withScalar(Op op, double dv, long lv, boolean isLong) {
         SharedNDArray<T> a = self();
+        ElementType t = a.type();
+        InPlace.checkArithmetic(t, op);
+        long l = isLong || t.isFloatingPoint() ? lv : InPlace.wholeOperand(t, op, dv);
+        InPlace.checkScalar(t, op, l);
+        double d = isLong ? lv : dv;
         return a.locks().read(() -> {
             a.checkOpen();
             SharedNDArray<T> out = Local.empty(a.dtype(), a.layout().shape());
-            if (isLong) {
-                InPlace.scalarInto(a.type(), op, out.mem(), out.layout(), a.mem(), a.layout(), lv);
-            } else {
-                InPlace.scalarInto(a.type(), op, out.mem(), out.layout(), a.mem(), a.layout(), dv);
-            }
+            Loops.scalarInto(t, op, out.mem(), out.layout(), a.mem(), a.layout(), d, l);
             return out;
         });
     }
 
+    /** value (op) this, numpy's reflected operation: lv if isLong, else dv. */
     private SharedNDArray<T> reflected(Op op, double dv, long lv, boolean isLong) {
         SharedNDArray<T> a = self();
+        ElementType t = a.type();
+        InPlace.checkArithmetic(t, op);
+        long l = isLong || t.isFloatingPoint() ? lv : InPlace.wholeOperand(t, op, dv);
+        InPlace.checkRange(t, l);
         double d = isLong ? lv : dv;
-        long l = lv;
-        if (!a.type().isFloatingPoint()) {
-            if (!isLong && (dv != Math.rint(dv) || Double.isInfinite(dv))) {
-                throw new DTypeMismatchException("cannot combine " + a.dtype() + " elements with the float " + dv
-                        + " (numpy would give float64): call astype(F64.TYPE) first, or pass a whole number");
-            }
-            l = isLong ? lv : ElementCodec.toLongBits(a.type(), dv);
-            InPlace.checkRange(a.type(), l);
-        }
-        double fd = d;
-        long fl = l;
         return a.locks().read(() -> {
             a.checkOpen();
+            InPlace.checkOperand(t, op, a.mem(), a.layout()); // a is the divisor
             SharedNDArray<T> out = Local.empty(a.dtype(), a.layout().shape());
-            InPlace.reflectedInto(a.type(), op, out.mem(), out.layout(), fd, fl, a.mem(), a.layout());
+            Loops.reflectedInto(t, op, out.mem(), out.layout(), d, l, a.mem(), a.layout());
             return out;
         });
     }

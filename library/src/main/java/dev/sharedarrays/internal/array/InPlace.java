@@ -34,22 +34,13 @@ public final class InPlace {
         Loops.scalar(t, op, d, l, (double) value, value);
     }
 
-    /** d = a (op) value into fresh memory d, with the rules of {@link #scalar(ElementType, Op, MemorySegment, StridedLayout, double)}. */
-    public static void scalarInto(ElementType t, Op op, MemorySegment d, StridedLayout ld, MemorySegment a, StridedLayout la,
-                                  double value) {
-        checkArithmetic(t, op);
-        if (t.isFloatingPoint()) {
-            Loops.scalarInto(t, op, d, ld, a, la, value, 0);
-            return;
-        }
-        scalarInto(t, op, d, ld, a, la, whole(t, op, value, false));
-    }
-
-    /** d = a (op) value into fresh memory d; integer arrays wrap. */
-    public static void scalarInto(ElementType t, Op op, MemorySegment d, StridedLayout ld, MemorySegment a, StridedLayout la,
-                                  long value) {
-        checkScalar(t, op, value);
-        Loops.scalarInto(t, op, d, ld, a, la, (double) value, value);
+    /**
+     * A float scalar for an out-of-place integer operation as the integer it must be.
+     *
+     * @throws DTypeMismatchException if it is not a whole number (numpy would give float64)
+     */
+    public static long wholeOperand(ElementType t, Op op, double value) {
+        return whole(t, op, value, false);
     }
 
     private static long whole(ElementType t, Op op, double value, boolean inPlace) {
@@ -64,7 +55,8 @@ public final class InPlace {
         return ElementCodec.toLongBits(t, value);
     }
 
-    private static void checkScalar(ElementType t, Op op, long value) {
+    /** The rules of {@link #scalar(ElementType, Op, MemorySegment, StridedLayout, long)} for a scalar. */
+    public static void checkScalar(ElementType t, Op op, long value) {
         checkArithmetic(t, op);
         if (!t.isFloatingPoint()) {
             checkRange(t, value);
@@ -142,21 +134,11 @@ public final class InPlace {
         Loops.binary(t, op, a, la, b, lb);
     }
 
-    /** d = a (op) b into fresh memory d (layouts of one shape), with the rules of {@link #binary}. */
-    public static void binaryInto(ElementType t, Op op, MemorySegment d, StridedLayout ld, MemorySegment a, StridedLayout la,
-                                  MemorySegment b, StridedLayout lb) {
-        checkOperand(t, op, b, lb);
-        Loops.binaryInto(t, op, d, ld, a, la, b, lb);
-    }
-
-    /** d = value (op) a into fresh memory d, with the rules of {@link #binary} (the checked value fits t). */
-    public static void reflectedInto(ElementType t, Op op, MemorySegment d, StridedLayout ld, double dv, long lv,
-                                     MemorySegment a, StridedLayout la) {
-        checkOperand(t, op, a, la);
-        Loops.reflectedInto(t, op, d, ld, dv, lv, a, la);
-    }
-
-    private static void checkOperand(ElementType t, Op op, MemorySegment b, StridedLayout lb) {
+    /**
+     * The rules of {@link #binary} for the operand b of {@code a (op) b}: Bool has no arithmetic,
+     * and an integer divisor has no zero element.
+     */
+    public static void checkOperand(ElementType t, Op op, MemorySegment b, StridedLayout lb) {
         checkArithmetic(t, op);
         if (op == Op.DIV && !t.isFloatingPoint() && Loops.anyZero(t, b, lb)) {
             throw new ArithmeticException("integer division by zero: the divisor " + t + " array has a zero element; nothing was written");

@@ -4,8 +4,8 @@ import dev.sharedarrays.internal.os.Libc;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.ArrayDeque;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -28,10 +28,11 @@ final class LocalMemory {
     private static final long MIN_LIMIT = 512L << 20;
     private static final long CACHE_LIMIT = 512L << 20;
     private static final AtomicLong LIVE = new AtomicLong();
-    private static final AtomicLong CACHED = new AtomicLong();
     /** Mapping lengths, and the cuts of cached mappings, are multiples of this: of every Linux page size. */
     private static final long GRAIN = 64L << 10;
-    private static final ConcurrentSkipListMap<Long, ConcurrentLinkedDeque<Long>> CACHE = new ConcurrentSkipListMap<>();
+    /** Cached mappings by length, newest first; no empty lists. Guarded by itself, as is {@link #cached}. */
+    private static final TreeMap<Long, ArrayDeque<Long>> CACHE = new TreeMap<>();
+    private static long cached;
     private static volatile long limit = MIN_LIMIT;
 
     private LocalMemory() {
@@ -75,52 +76,56 @@ final class LocalMemory {
     /**
      * A cached mapping of at least {@code length} bytes as {address, its length}, or null: one of
      * that length, else the front of the smallest longer one (the rest stays cached; lengths are
-     * multiples of {@link #GRAIN}, so both parts stay page-aligned), as malloc splits a free block. A 64 MiB result thus reuses half of a freed 128 MiB one, already faulted in.
+     * multiples of {@link #GRAIN}, so both parts stay page-aligned), as malloc splits a free
+     * block. A 64 MiB result thus reuses half of a freed 128 MiB one, already faulted in.
      */
     private static long[] take(long length) {
-        for (var e = CACHE.ceilingEntry(length); e != null; e = CACHE.higherEntry(e.getKey())) {
-            Long address = e.getValue().pollFirst();
-            if (address == null) {
-                continue;
+        synchronized (CACHE) {
+            var e = CACHE.ceilingEntry(length);
+            if (e == null) {
+                return null;
             }
             long have = e.getKey();
-            CACHED.addAndGet(-have);
+            long address = e.getValue().pollFirst();
+            if (e.getValue().isEmpty()) {
+                CACHE.remove(have);
+            }
+            cached -= have;
             if (have - length <= HEAP_MAX) {
                 return new long[] {address, have}; // no array would take the rest
             }
             keep(address + length, have - length);
             return new long[] {address, length};
         }
-        return null;
     }
 
-    /** Runs on the cleaner thread: keeps the mapping for reuse, evicting mappings of other lengths past the cache's limit. */
+    /** Runs on the cleaner thread: keeps the mapping for reuse, evicting other lengths first past the cache's limit. */
     private static void free(long address, long length) {
         LIVE.addAndGet(-length);
-        keep(address, length);
-        while (CACHED.get() > CACHE_LIMIT && evict(length)) {
-            // the newest lengths stay: a loop's temporaries are all of a few sizes
-        }
-    }
-
-    private static void keep(long address, long length) {
-        CACHE.computeIfAbsent(length, k -> new ConcurrentLinkedDeque<>()).addFirst(address);
-        CACHED.addAndGet(length);
-    }
-
-    /** Unmaps one cached mapping, of another length than {@code keep} if there is one; false if none is left. */
-    private static boolean evict(long keep) {
-        for (var e : CACHE.entrySet()) {
-            if (e.getKey() != keep || CACHE.size() == 1) {
-                Long address = e.getValue().pollLast();
-                if (address != null) {
-                    CACHED.addAndGet(-e.getKey());
-                    Libc.munmap(address, e.getKey());
-                    return true;
+        synchronized (CACHE) {
+            keep(address, length);
+            // the newest length stays longest: a loop's temporaries are all of a few sizes
+            while (cached > CACHE_LIMIT) {
+                var e = CACHE.firstKey() != length ? CACHE.firstEntry() : CACHE.size() > 1 ? CACHE.higherEntry(length) : CACHE.firstEntry();
+                long victim = e.getKey();
+                long at = e.getValue().pollLast();
+                if (e.getValue().isEmpty()) {
+                    CACHE.remove(victim);
+                }
+                cached -= victim;
+                try {
+                    Libc.munmap(at, victim);
+                } catch (RuntimeException ex) {
+                    // never on a page-aligned cached mapping; if it happens the mapping is lost, not reused
                 }
             }
         }
-        return false;
+    }
+
+    /** Caches a mapping; the caller holds CACHE. */
+    private static void keep(long address, long length) {
+        CACHE.computeIfAbsent(length, k -> new ArrayDeque<>()).addFirst(address);
+        cached += length;
     }
 
     private static long roundUp(long n, long unit) {

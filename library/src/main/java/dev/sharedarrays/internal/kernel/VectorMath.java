@@ -26,8 +26,9 @@ final class VectorMath implements SimdMath {
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     private static final VectorSpecies<Double> D = DoubleVector.SPECIES_PREFERRED;
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
-    /** As many floats as D has doubles: the other side of a conversion. */
-    private static final VectorSpecies<Float> F_HALF = VectorSpecies.of(float.class, VectorShape.forBitSize(D.vectorBitSize() / 2));
+    /** As many floats as D has doubles: the other side of a conversion (none below 64 bits: then no SIMD conversion). */
+    private static final VectorSpecies<Float> F_HALF = D.vectorBitSize() >= 128
+            ? VectorSpecies.of(float.class, VectorShape.forBitSize(D.vectorBitSize() / 2)) : null;
     /** From this magnitude on every double is a whole number; below it x + 2^52 - 2^52 rounds x to even. */
     private static final double WHOLE_D = 0x1p52;
     private static final float WHOLE_F = 0x1p23f;
@@ -109,6 +110,9 @@ final class VectorMath implements SimdMath {
     @Override
     public long convert(ElementType from, ElementType to, MemorySegment s, long so, MemorySegment d, long dOff, long n) {
         long bound = n - n % D.length();
+        if (F_HALF == null) {
+            return 0;
+        }
         if (from == ElementType.F64 && to == ElementType.F32) {
             for (long i = 0; i < bound; i += D.length()) {
                 DoubleVector v = DoubleVector.fromMemorySegment(D, s, so + i * 8, LE);
