@@ -44,13 +44,10 @@ public final class InPlace {
     }
 
     private static long whole(ElementType t, Op op, double value, boolean inPlace) {
-        if ((value != Math.rint(value) || Double.isInfinite(value)) && inPlace) {
-            throw new DTypeMismatchException("cannot " + op.verb() + " " + t + " elements by the float " + value
-                    + " in place (numpy refuses too: same_kind casting); pass a whole number");
-        }
         if (value != Math.rint(value) || Double.isInfinite(value)) {
-            throw new DTypeMismatchException("cannot " + op.verb() + " " + t + " elements by the float " + value
-                    + " (numpy would give float64): call astype(F64.TYPE) first, or pass a whole number");
+            throw new DTypeMismatchException("cannot " + op.verb() + " " + t + " elements by the float " + value + (inPlace
+                    ? " in place (numpy refuses too: same_kind casting); pass a whole number"
+                    : " (numpy would give float64): call astype(F64.TYPE) first, or pass a whole number"));
         }
         return ElementCodec.toLongBits(t, value);
     }
