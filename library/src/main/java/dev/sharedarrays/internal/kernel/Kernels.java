@@ -8,21 +8,11 @@ import java.lang.foreign.MemorySegment;
  * jdk.incubator.vector}, contiguous rows only), else the scalar loop ({@link ScalarKernels}).
  */
 public final class Kernels {
-    private static final FastKernels VECTOR = loadVector();
+    private static final FastKernels VECTOR =
+            SimdLoader.load(FastKernels.class, "dev.sharedarrays.internal.kernel.VectorKernels");
     private static volatile boolean useVector = VECTOR != null;
 
     private Kernels() {
-    }
-
-    private static FastKernels loadVector() {
-        if (ModuleLayer.boot().findModule("jdk.incubator.vector").isEmpty()) {
-            return null;
-        }
-        try {
-            return (FastKernels) Class.forName("dev.sharedarrays.internal.kernel.VectorKernels").getDeclaredConstructor().newInstance();
-        } catch (ReflectiveOperationException | LinkageError e) {
-            return null;
-        }
     }
 
     /** Tests switch the SIMD loops off to check the scalar ones; returns the previous setting. */

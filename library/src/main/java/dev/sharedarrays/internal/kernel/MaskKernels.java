@@ -10,22 +10,11 @@ import java.lang.foreign.MemorySegment;
  * element; results are 0 or 1, and any nonzero byte read is true.
  */
 public final class MaskKernels {
-    private static final FastMaskKernels VECTOR = loadVector();
+    private static final FastMaskKernels VECTOR =
+            SimdLoader.load(FastMaskKernels.class, "dev.sharedarrays.internal.kernel.VectorMaskKernels");
     private static volatile boolean useVector = VECTOR != null;
 
     private MaskKernels() {
-    }
-
-    private static FastMaskKernels loadVector() {
-        if (ModuleLayer.boot().findModule("jdk.incubator.vector").isEmpty()) {
-            return null;
-        }
-        try {
-            return (FastMaskKernels) Class.forName("dev.sharedarrays.internal.kernel.VectorMaskKernels").getDeclaredConstructor()
-                    .newInstance();
-        } catch (ReflectiveOperationException | LinkageError e) {
-            return null;
-        }
     }
 
     /** Tests switch the SIMD loops off to check the scalar ones; returns the previous setting. */

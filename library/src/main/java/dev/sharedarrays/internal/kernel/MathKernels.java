@@ -10,21 +10,11 @@ import java.lang.foreign.MemorySegment;
  * ({@link ScalarMath}).
  */
 public final class MathKernels {
-    private static final SimdMath VECTOR = loadVector();
+    private static final SimdMath VECTOR =
+            SimdLoader.load(SimdMath.class, "dev.sharedarrays.internal.kernel.VectorMath");
     private static volatile boolean useVector = VECTOR != null;
 
     private MathKernels() {
-    }
-
-    private static SimdMath loadVector() {
-        if (ModuleLayer.boot().findModule("jdk.incubator.vector").isEmpty()) {
-            return null;
-        }
-        try {
-            return (SimdMath) Class.forName("dev.sharedarrays.internal.kernel.VectorMath").getDeclaredConstructor().newInstance();
-        } catch (ReflectiveOperationException | LinkageError e) {
-            return null;
-        }
     }
 
     /** Tests switch the SIMD loops off to check the scalar ones; returns the previous setting. */
