@@ -2,20 +2,10 @@
 shared segments (numpy.load(mmap_mode='r+')). Prints one JSON object of median milliseconds."""
 import json
 import sys
-import time
 
 import numpy as np
 
-
-def median_ms(f, runs):
-    f()  # warm-up
-    samples = []
-    for _ in range(runs):
-        t0 = time.perf_counter_ns()
-        f()
-        samples.append((time.perf_counter_ns() - t0) / 1e6)
-    samples.sort()
-    return samples[len(samples) // 2]
+from ops_bench import median_ms  # the same warm-up and median as the first table
 
 
 def main():
