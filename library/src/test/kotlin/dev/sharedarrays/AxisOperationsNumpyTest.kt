@@ -1,7 +1,7 @@
 package dev.sharedarrays
 
 import dev.sharedarrays.internal.array.AxisReduction
-import dev.sharedarrays.testing.RefView
+import dev.sharedarrays.testing.RandomViews
 import dev.sharedarrays.testing.scratchDir
 import io.kotest.assertions.withClue
 import io.kotest.core.spec.style.FunSpec
@@ -108,33 +108,11 @@ class AxisOperationsNumpyTest : FunSpec({
                         a.setLong(i, if (t.isBool) rnd.nextLong(2) else if (rnd.nextBoolean()) rnd.nextLong(-3, 4) else rnd.nextLong())
                     }
                 }
-                val steps = mutableListOf<List<Any?>>()
-                var shp = shape.toMutableList()
-                repeat(rnd.nextInt(3)) {
-                    val axis = rnd.nextInt(shp.size)
-                    val len = shp[axis]
-                    val start = if (rnd.nextBoolean()) null else rnd.nextLong(-len, len)
-                    val stop = if (rnd.nextBoolean()) null else rnd.nextLong(-len, len + 1)
-                    val step = listOf(1L, 2L, -1L, 3L)[rnd.nextInt(4)]
-                    val n = RefView.pyRange(start, stop, step, len).size
-                    if (n > 0) {
-                        steps += listOf("s", axis, start, stop, step)
-                        shp[axis] = n.toLong()
-                    }
-                }
-                if (shp.size > 1 && rnd.nextBoolean()) {
-                    val perm = shp.indices.shuffled(rnd)
-                    steps += listOf("t", perm)
-                    shp = perm.map { shp[it] }.toMutableList()
-                }
-                var v: SharedNDArray<*> = a
-                for (s in steps) {
-                    v = if (s[0] == "s") v.slice(s[1] as Int, (s[2] as Long?) ?: Long.MIN_VALUE, (s[3] as Long?) ?: Long.MAX_VALUE, s[4] as Long)
-                    else v.transpose(*(s[1] as List<*>).map { it as Int }.toIntArray())
-                }
+                val (steps, rank) = RandomViews.of(rnd, shape)
+                val v = RandomViews.replay(a, steps)
                 val names = listOf("sum", "mean", "min", "max", "var", "std", "argmin", "argmax", "cumsum", "sort") +
                     if (gentle || !t.isFloatingPoint) listOf("prod") else emptyList()
-                val ops = names.map { Op(it, if (rnd.nextInt(3) == 0) null else rnd.nextInt(shp.size)) }
+                val ops = names.map { Op(it, if (rnd.nextInt(3) == 0) null else rnd.nextInt(rank)) }
                 specs += mapOf("path" to a.path().get().toString(), "view" to steps,
                     "ops" to ops.map { mapOf("op" to it.name, "axis" to it.axis) })
                 cases += Triple(v, ops, "$t ${shape.toList()} view $steps")

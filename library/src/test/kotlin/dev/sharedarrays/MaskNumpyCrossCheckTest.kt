@@ -1,6 +1,6 @@
 package dev.sharedarrays
 
-import dev.sharedarrays.testing.RefView
+import dev.sharedarrays.testing.RandomViews
 import dev.sharedarrays.testing.RefMath
 import dev.sharedarrays.testing.scratchDir
 import io.kotest.assertions.withClue
@@ -117,36 +117,10 @@ class MaskNumpyCrossCheckTest : FunSpec({
                 for (i in 0 until m.size()) m.setLong(i, if (rnd.nextInt(3) == 0) 1 else 0)
                 val ops = mutableListOf<Op>()
                 repeat(6) {
-                    val steps = mutableListOf<List<Any?>>()
-                    var shp = shape.toMutableList()
-                    var va: SharedNDArray<*> = a
-                    var vb: SharedNDArray<*> = b
-                    var vm: SharedNDArray<Bool> = m
-                    repeat(rnd.nextInt(3)) {
-                        val axis = rnd.nextInt(shp.size)
-                        val len = shp[axis]
-                        val start = if (rnd.nextBoolean()) null else rnd.nextLong(-len, len)
-                        val stop = if (rnd.nextBoolean()) null else rnd.nextLong(-len, len + 1)
-                        val step = listOf(1L, 2L, -1L, 3L)[rnd.nextInt(4)]
-                        val n = RefView.pyRange(start, stop, step, len).size
-                        if (n > 0) {
-                            steps += listOf("s", axis, start, stop, step)
-                            shp[axis] = n.toLong()
-                            val lo = start ?: Long.MIN_VALUE
-                            val hi = stop ?: Long.MAX_VALUE
-                            va = va.slice(axis, lo, hi, step)
-                            vb = vb.slice(axis, lo, hi, step)
-                            vm = vm.slice(axis, lo, hi, step)
-                        }
-                    }
-                    if (shp.size > 1 && rnd.nextBoolean()) {
-                        val perm = shp.indices.shuffled(rnd)
-                        steps += listOf("t", perm)
-                        shp = perm.map { shp[it] }.toMutableList()
-                        va = va.transpose(*perm.toIntArray())
-                        vb = vb.transpose(*perm.toIntArray())
-                        vm = vm.transpose(*perm.toIntArray())
-                    }
+                    val (steps, _) = RandomViews.of(rnd, shape)
+                    val va = RandomViews.replay(a, steps)
+                    val vb = RandomViews.replay(b, steps)
+                    val vm = RandomViews.replay(m, steps)
                     val c = listOf("gt", "lt", "ge", "le", "eq", "ne")[rnd.nextInt(6)]
                     when (rnd.nextInt(7)) {
                         0 -> {

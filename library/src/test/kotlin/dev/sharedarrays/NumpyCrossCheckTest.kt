@@ -1,6 +1,6 @@
 package dev.sharedarrays
 
-import dev.sharedarrays.testing.RefView
+import dev.sharedarrays.testing.RandomViews
 import dev.sharedarrays.testing.scratchDir
 import io.kotest.assertions.withClue
 import io.kotest.core.spec.style.FunSpec
@@ -94,26 +94,7 @@ class NumpyCrossCheckTest : FunSpec({
                 }
                 val ops = mutableListOf<Op>()
                 repeat(8) {
-                    // a random view of the base shape: slices with steps, then maybe a transpose
-                    val steps = mutableListOf<List<Any?>>()
-                    var shp = shape.toMutableList()
-                    repeat(rnd.nextInt(3)) {
-                        val axis = rnd.nextInt(shp.size)
-                        val len = shp[axis]
-                        val start = if (rnd.nextBoolean()) null else rnd.nextLong(-len, len)
-                        val stop = if (rnd.nextBoolean()) null else rnd.nextLong(-len, len + 1)
-                        val step = listOf(1L, 2L, -1L, 3L)[rnd.nextInt(4)]
-                        val n = RefView.pyRange(start, stop, step, len).size
-                        if (n > 0) {
-                            steps += listOf("s", axis, start, stop, step)
-                            shp[axis] = n.toLong()
-                        }
-                    }
-                    if (shp.size > 1 && rnd.nextBoolean()) {
-                        val perm = shp.indices.shuffled(rnd)
-                        steps += listOf("t", perm)
-                        shp = perm.map { shp[it] }.toMutableList()
-                    }
+                    val (steps, _) = RandomViews.of(rnd, shape)
                     val name = listOf("add", "sub", "mul", "div", "sum", "min", "max")[rnd.nextInt(7)]
                     when {
                         name in listOf("sum", "min", "max") -> ops += Op(steps, name, null, null)
@@ -151,20 +132,8 @@ class NumpyCrossCheckTest : FunSpec({
                 withClue("scenario $k: $t ${sc.a.shape().toList()}") {
                     val got = mutableListOf<String>()
                     for (op in sc.ops) {
-                        var v: SharedNDArray<*> = sc.a
-                        var w: SharedNDArray<*> = if (op.other == "b") sc.b else sc.a
-                        for (s in op.view) {
-                            if (s[0] == "s") {
-                                val axis = s[1] as Int
-                                v = v.slice(axis, (s[2] as Long?) ?: Long.MIN_VALUE, (s[3] as Long?) ?: Long.MAX_VALUE, s[4] as Long)
-                                w = w.slice(axis, (s[2] as Long?) ?: Long.MIN_VALUE, (s[3] as Long?) ?: Long.MAX_VALUE, s[4] as Long)
-                            } else {
-                                @Suppress("UNCHECKED_CAST")
-                                val perm = (s[1] as List<Int>).toIntArray()
-                                v = v.transpose(*perm)
-                                w = w.transpose(*perm)
-                            }
-                        }
+                        val v = RandomViews.replay(sc.a, op.view)
+                        val w = RandomViews.replay(if (op.other == "b") sc.b else sc.a, op.view)
                         @Suppress("UNCHECKED_CAST")
                         val tv = v as SharedNDArray<F64>
                         when (op.op) {
