@@ -1,0 +1,184 @@
+package dev.sharedarrays
+
+import dev.sharedarrays.testing.ChildJvm
+import io.kotest.assertions.withClue
+import io.kotest.core.spec.style.FunSpec
+import io.kotest.matchers.longs.shouldBeGreaterThanOrEqual
+import io.kotest.matchers.longs.shouldBeLessThan
+import io.kotest.matchers.nulls.shouldBeNull
+import io.kotest.matchers.shouldBe
+import io.kotest.matchers.string.shouldContain
+import io.kotest.matchers.types.shouldBeInstanceOf
+import java.io.File
+import java.time.Duration
+import java.util.concurrent.ExecutionException
+import java.util.concurrent.TimeUnit
+
+/**
+ * A process stopped (SIGSTOP: alive, not progressing) while it holds shared state: a queue's mutex,
+ * pool slots, a barrier registration. No other process waits past its own timeout; once the stopped
+ * process is SIGKILLed, what it held is taken over as from any dead holder.
+ */
+class StoppedHolderTest : FunSpec({
+
+    test("a SIGSTOPped holder of a queue's mutex: receive(200 ms) times out in < 1 s, trySend is false in < 200 ms; after SIGKILL the queue works again") {
+        ArrayQueue.create(4).use { q ->
+            ArrayPool.create(F64.TYPE, 8, 4L).use { pool ->
+                SharedArrays.attach(q.handle()).use { any ->
+                    val words = any.`as`(I64.TYPE)
+                    ChildJvm("stop-churn", q.handle().toString(), pool.handle().toString(), "2").use { child ->
+                        try {
+                            child.expectLine("CHURNING")
+                            val tries = stopHoldingMutex(child.pid, words)
+                            withClue("no SIGSTOP of $MAX_TRIES caught the child holding the queue's mutex") { (tries > 0) shouldBe true }
+                            val slot = pool.acquire(Duration.ofSeconds(1))
+                            val receive = bounded { q.receive(Duration.ofMillis(200)) }
+                            val trySend = bounded { q.trySend(slot) }
+                            val send = bounded { q.send(slot, Duration.ofMillis(200)) }
+                            val async = bounded { q.receiveAsync(Duration.ofMillis(200)).get(5, TimeUnit.SECONDS) }
+                            println("queue mutex held by stopped pid ${child.pid} (caught at try $tries): receive(200 ms) ${receive.ms} ms, " +
+                                "trySend ${trySend.ms} ms, send(200 ms) ${send.ms} ms, receiveAsync(200 ms) ${async.ms} ms")
+                            println("  receive: ${receive.result.exceptionOrNull()?.message}")
+                            (words.getVolatile(MUTEX_WORD) and PID_MASK) shouldBe child.pid
+
+                            receive.ms shouldBeLessThan 1000L
+                            receive.ms shouldBeGreaterThanOrEqual 200L
+                            val e = receive.result.exceptionOrNull().shouldBeInstanceOf<WaitTimeoutException>()
+                            e.message shouldContain "pid ${child.pid}"
+                            e.message shouldContain "stopped"
+                            trySend.ms shouldBeLessThan 200L
+                            trySend.result.getOrThrow() shouldBe false
+                            send.ms shouldBeLessThan 1000L
+                            send.result.exceptionOrNull().shouldBeInstanceOf<WaitTimeoutException>().message shouldContain "pid ${child.pid}"
+                            async.ms shouldBeLessThan 1000L
+                            async.result.exceptionOrNull().shouldBeInstanceOf<ExecutionException>().cause
+                                .shouldBeInstanceOf<WaitTimeoutException>()
+
+                            child.kill()
+                            val t0 = System.nanoTime()
+                            slot.setDouble(0, 42.0)
+                            q.send(slot, Duration.ofSeconds(5)) // takes the mutex over from the dead child
+                            val takeoverMs = (System.nanoTime() - t0) / 1_000_000
+                            var got: SharedNDArray<F64>? = null
+                            while (got == null) {
+                                val a = q.receive(F64.TYPE, Duration.ofSeconds(5))!!
+                                if (a.getDouble(0) == 42.0) got = a else a.close() // the dead child's messages come first
+                            }
+                            got.close()
+                            println("after SIGKILL: send took the mutex over in $takeoverMs ms")
+                            takeoverMs shouldBeLessThan 1000L
+                            q.size() shouldBe 0L
+                            words.getVolatile(MUTEX_WORD) shouldBe 0L
+                        } finally {
+                            signal("CONT", child.pid)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    test("a SIGSTOPped registered party: await(300 ms) breaks the barrier on time (TIMED_OUT)") {
+        SharedBarrier.create(2).use { b ->
+            b.register()
+            ChildJvm("barrier-register", b.handle().toString()).use { child ->
+                try {
+                    child.expectLine("REGISTERED")
+                    stop(child.pid)
+                    val w = bounded { b.await(Duration.ofMillis(300)) }
+                    println("barrier with a stopped party: await(300 ms) broke after ${w.ms} ms")
+                    w.result.exceptionOrNull().shouldBeInstanceOf<BarrierBrokenException>().reason() shouldBe
+                        BarrierBrokenException.Reason.TIMED_OUT
+                    w.ms shouldBeGreaterThanOrEqual 300L
+                    w.ms shouldBeLessThan 1000L
+                } finally {
+                    signal("CONT", child.pid)
+                }
+            }
+        }
+    }
+
+    test("a SIGSTOPped process holding every pool slot: tryAcquire is null at once, acquire(200 ms) times out in < 1 s; after SIGKILL its slots come back") {
+        ArrayPool.create(F64.TYPE, 2, 16L).use { pool ->
+            ChildJvm("pool-hold", pool.handle().toString(), "2").use { child ->
+                try {
+                    child.expectLine("HOLDING")
+                    stop(child.pid)
+                    val tried = bounded { pool.tryAcquire() }
+                    val acquired = bounded { pool.acquire(Duration.ofMillis(200)) }
+                    println("pool held by a stopped process: tryAcquire ${tried.ms} ms, acquire(200 ms) ${acquired.ms} ms")
+                    tried.ms shouldBeLessThan 200L
+                    tried.result.getOrThrow().shouldBeNull()
+                    acquired.ms shouldBeLessThan 1000L
+                    acquired.result.exceptionOrNull().shouldBeInstanceOf<WaitTimeoutException>()
+                    child.kill()
+                    pool.acquire(Duration.ofSeconds(2)).close()
+                    pool.free() shouldBe 2
+                } finally {
+                    signal("CONT", child.pid)
+                }
+            }
+        }
+    }
+})
+
+private const val MAX_TRIES = 300
+/** The queue's mutex holder word: element 2 of its I64 array (byte 16, see QueueDescriptor). */
+private const val MUTEX_WORD = 2L
+/** The pid bits of a process ident (see Proc.ident). */
+private const val PID_MASK = (1L shl 24) - 1
+
+private class Timed<T>(val ms: Long, val result: Result<T>)
+
+/** Runs [block] on a thread of its own, waiting at most 5 s for it: a call that hangs fails the test instead of hanging it. */
+private fun <T> bounded(block: () -> T): Timed<T> {
+    var result: Result<T>? = null
+    var end = 0L
+    val t0 = System.nanoTime()
+    val t = Thread.ofPlatform().daemon().start {
+        result = runCatching(block)
+        end = System.nanoTime()
+    }
+    t.join(5000)
+    if (t.isAlive) {
+        return Timed((System.nanoTime() - t0) / 1_000_000, Result.failure(AssertionError("still blocked after 5 s")))
+    }
+    return Timed((end - t0) / 1_000_000, result!!)
+}
+
+private fun signal(name: String, pid: Long) {
+    ProcessBuilder("kill", "-$name", pid.toString()).start().waitFor()
+}
+
+/** The state letter of /proc/<pid>/stat ('T' once stopped), or '?' if the process is gone. */
+private fun state(pid: Long): Char = runCatching {
+    val stat = File("/proc/$pid/stat").readText()
+    stat[stat.lastIndexOf(')') + 2]
+}.getOrDefault('?')
+
+/** SIGSTOPs pid and returns once the kernel says it is stopped. */
+private fun stop(pid: Long) {
+    signal("STOP", pid)
+    val deadline = System.nanoTime() + 5_000_000_000L
+    while (state(pid) != 'T') {
+        check(System.nanoTime() < deadline) { "pid $pid did not stop within 5 s (state ${state(pid)})" }
+        Thread.sleep(1)
+    }
+}
+
+/**
+ * SIGSTOPs the churning child until it is caught holding the queue's mutex (the holder word names it
+ * after it stopped), SIGCONTing it between tries; the try that caught it, or 0 if none of [MAX_TRIES] did.
+ */
+private fun stopHoldingMutex(pid: Long, words: SharedNDArray<I64>): Int {
+    for (i in 1..MAX_TRIES) {
+        stop(pid)
+        Thread.sleep(5) // every thread is stopped by now: the word no longer moves
+        if ((words.getVolatile(MUTEX_WORD) and PID_MASK) == pid) {
+            return i
+        }
+        signal("CONT", pid)
+        Thread.sleep(2)
+    }
+    return 0
+}
