@@ -11,6 +11,7 @@ import dev.sharedarrays.internal.sync.SlotLease;
 import dev.sharedarrays.internal.sync.WaitThreads;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,7 +37,10 @@ import java.util.function.Supplier;
  * waiting on a full queue whose consumers all died. Delivery is at most once: a process killed
  * in the middle of a send or receive loses that one message (its pool slot goes back to the
  * pool), never duplicates it or blocks the queue; the next send or receive, in any process,
- * completes what it left.
+ * completes what it left. A process stopped (SIGSTOP, a debugger) in the middle of a send or
+ * receive holds the queue's lock until it continues or dies: meanwhile every wait of the others
+ * still ends at its timeout (a {@link WaitTimeoutException} that names the stopped pid), the
+ * {@code try} forms return at once, and {@link #end()} and {@link #close()} still complete.
  *
  * <p><b>Ownership.</b> The creator's {@link #close()} of an {@link Lifetime#OWNER} queue ends it
  * and removes its name; attached processes keep draining their mapping. Others' close detaches.
@@ -46,6 +50,8 @@ import java.util.function.Supplier;
  * {@code *Async} forms block a thread of this library's instead. Arguments must not be null.
  */
 public final class ArrayQueue implements AutoCloseable {
+    /** How long close waits for the queue's lock to list the messages left. */
+    private static final long PENDING_TIMEOUT_NANOS = 1_000_000_000L;
     private final SharedNDArray<I64> array;
     private final QueueProtocol protocol;
     private final Map<Long, ArrayPool<?>> pools = new ConcurrentHashMap<>();
@@ -148,7 +154,8 @@ public final class ArrayQueue implements AutoCloseable {
      * Sends an array, waiting at most {@code timeout} for room. A pool slot moves to the receiver
      * (this array is closed); any other array or view is sent by handle and geometry.
      *
-     * @throws WaitTimeoutException if the queue stayed full
+     * @throws WaitTimeoutException if the queue stayed full, or another process held the queue's
+     *         lock (stopped or hung in the middle of a send or receive) until the time ran out
      * @throws IllegalStateException if the queue has ended, this queue or the array is closed
      * @throws IllegalArgumentException if the array is anonymous (not shareable), or its handle
      *         is longer than 320 bytes
@@ -173,7 +180,10 @@ public final class ArrayQueue implements AutoCloseable {
         }, r -> { });
     }
 
-    /** Sends if there is room now; false if the queue is full (no waiting). */
+    /**
+     * Sends if there is room now; false if the queue is full or busy: it never waits for another
+     * process (if the queue's lock stays held for more than a few µs, it gives up).
+     */
     public boolean trySend(SharedNDArray<?> array) {
         return sendMessage(array, 0, () -> false);
     }
@@ -222,7 +232,8 @@ public final class ArrayQueue implements AutoCloseable {
      * Takes the next array, waiting at most {@code timeout} for one.
      *
      * @return the array, or null once the queue has ended and every message was received
-     * @throws WaitTimeoutException if no message came in time
+     * @throws WaitTimeoutException if no message came in time, or another process held the
+     *         queue's lock (stopped or hung in the middle of a send or receive) until then
      * @throws QueueAbandonedException if the queue is empty and every registered producer died
      * @throws SegmentNotFoundException if the array a message names was removed before it was attached
      * @throws IllegalStateException if this queue is closed
@@ -338,7 +349,7 @@ public final class ArrayQueue implements AutoCloseable {
 
     /**
      * Ends the queue: later sends throw {@link IllegalStateException}; receivers take what is
-     * left, then get null. Idempotent.
+     * left, then get null. Idempotent; does not wait for any other process.
      *
      * @throws IllegalStateException if this queue is closed
      */
@@ -393,9 +404,19 @@ public final class ArrayQueue implements AutoCloseable {
         array.close();
     }
 
-    /** No one else has the queue open, so no one can receive what is left: its pool slots go back. */
+    /**
+     * No one else has the queue open, so no one can receive what is left: its pool slots go back.
+     * A dead process's hold of the queue's lock is taken over within a sleep slice; the bound is
+     * for the unforeseen, and then the slots stay in flight until their pool goes.
+     */
     private void freePendingSlots() {
-        for (QueueMessage m : protocol.pending()) {
+        List<QueueMessage> pending;
+        try {
+            pending = protocol.pending(PENDING_TIMEOUT_NANOS);
+        } catch (WaitTimeoutException e) {
+            return;
+        }
+        for (QueueMessage m : pending) {
             if (m.kind() == QueueMessage.Kind.POOL_SLOT) {
                 try {
                     PoolProtocol.release(poolOf(m).control(), (int) m.index(), protocol.inFlightOwner(m));

@@ -75,6 +75,45 @@ public final class Proc {
     }
 
     /**
+     * The state letter of pid in /proc/&lt;pid&gt;/stat ({@code 'T'} stopped by a signal, {@code 't'}
+     * stopped by a debugger, {@code 'R'}, {@code 'S'}...), {@code 'X'} if there is no such
+     * process, or {@code '?'} if it cannot be read (hidepid, no descriptor left).
+     */
+    public static char state(long pid) {
+        if (pid <= 0 || pid > Integer.MAX_VALUE) {
+            return '?';
+        }
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.ISO_8859_1);
+            int close = stat.lastIndexOf(')');
+            return close >= 0 && close + 2 < stat.length() ? stat.charAt(close + 2) : '?';
+        } catch (NoSuchFileException e) {
+            return 'X';
+        } catch (IOException e) {
+            return '?';
+        }
+    }
+
+    /**
+     * "pid N" and what it is doing, for the message of a wait that a holder outlasted: whether it
+     * is stopped (SIGSTOP, a debugger), still runs, or has gone.
+     */
+    public static String describe(long ident) {
+        long pid = identPid(ident);
+        if (pid == SELF_PID) {
+            return "pid " + pid + " (another thread of this process)";
+        }
+        char state = state(pid);
+        String what = switch (state) {
+            case 'T', 't' -> "stopped (SIGSTOP, ^Z or a debugger): it holds on until it is continued or killed";
+            case 'Z', 'X', 'x' -> "gone: the next wait takes its hold over";
+            case '?' -> "alive as far as the kernel says (its /proc entry cannot be read)";
+            default -> "alive but not letting go";
+        };
+        return "pid " + pid + ", which is " + what;
+    }
+
+    /**
      * True if process (pid, start) runs. A start of 0 means "not recorded yet": then pid alone
      * decides.
      */

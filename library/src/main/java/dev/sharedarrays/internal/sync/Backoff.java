@@ -1,5 +1,7 @@
 package dev.sharedarrays.internal.sync;
 
+import dev.sharedarrays.WaitTimeoutException;
+
 /**
  * The pacing of one wait for another process: spin a few times (the holder is usually about to
  * let go), then sleep on a {@link Futex} word in slices, and once per slice look whether the
@@ -15,11 +17,14 @@ final class Backoff {
     }
 
     /**
-     * Loads and links what a wait runs (this class, {@link Futex}, the futex downcall). Waiting
-     * for a dead process matters most at the descriptor limit, where loading a class fails.
+     * Loads and links what a wait runs (this class, {@link Wait}, {@link Futex}, the futex
+     * downcall, the exception a timed wait ends with). Waiting for a dead process matters most at
+     * the descriptor limit, where loading a class from the class path fails.
      */
     static void link() {
         Futex.link();
+        new Wait(0, () -> false).expired();
+        WaitTimeoutException.class.getName();
     }
 
     /** Spins once and returns true while the spin budget lasts; false: time to sleep. */

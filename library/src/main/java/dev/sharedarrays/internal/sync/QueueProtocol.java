@@ -1,12 +1,14 @@
 package dev.sharedarrays.internal.sync;
 
 import dev.sharedarrays.QueueAbandonedException;
+import dev.sharedarrays.WaitTimeoutException;
 import dev.sharedarrays.internal.os.Proc;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
@@ -30,6 +32,11 @@ import static dev.sharedarrays.internal.sync.QueueDescriptor.*;
  *
  * <p>Waiting senders sleep on the take word and receivers on the put word, after spinning; they
  * look once per slice whether the other side's registered processes still run.
+ *
+ * <p>Every wait, for room, for a message or for the mutex, ends at the caller's deadline. A
+ * timeout of zero never waits for another process: a mutex busy for more than a few µs is "not
+ * now". A process stopped (SIGSTOP, a debugger) while it holds the mutex therefore stalls no one
+ * past their timeout; {@link #end} does not take the mutex at all.
  */
 public final class QueueProtocol {
     private static final VarHandle LONG_VH = ValueLayout.JAVA_LONG.varHandle();
@@ -101,7 +108,10 @@ public final class QueueProtocol {
      * Sends {@code m}; {@code moveSlot} gives its pool slot to the in-flight owner word it is
      * passed (true on success), or is null for a view. Waits at most timeoutNanos for room.
      *
-     * @return false if the time ran out (nothing was sent)
+     * @return false if the time ran out with the queue full, or the mutex was busy and
+     *         timeoutNanos is 0 (nothing was sent)
+     * @throws WaitTimeoutException if another process held the mutex until the time ran out
+     *         (nothing was sent)
      * @throws IllegalStateException if the queue has ended, or the slot was not this process's
      * @throws IllegalArgumentException if the handle is longer than {@link QueueDescriptor#MAX_HANDLE_BYTES}
      * @throws QueueAbandonedException if the queue is full and every registered consumer died
@@ -114,7 +124,13 @@ public final class QueueProtocol {
         }
         Wait wait = null;
         while (true) {
-            lock();
+            if (!ProcessMutex.tryLock(d, MUTEX_OFFSET)) {
+                wait = wait != null ? wait : new Wait(timeoutNanos, cancelled);
+                if (!lock(wait, timeoutNanos, "send to")) {
+                    return false;
+                }
+            }
+            publishDeadSendersCell();
             int seen = Futex.read(d, TAKE_SEQ_OFFSET);
             long tail;
             try {
@@ -142,14 +158,16 @@ public final class QueueProtocol {
         }
     }
 
-    /** Marks the end: later sends throw, receivers drain and then get null. */
+    /**
+     * Marks the end: later sends throw, receivers drain and then get null. Without the mutex, so
+     * that a holder that does not progress cannot stall it: a send checks the word and publishes
+     * under the mutex, and a receive returns null only under the mutex, having seen the queue
+     * empty and the word set. A send that checked before this commits before any such receive
+     * (which then takes its message); one that checks after throws. The bumps wake the sleepers
+     * that read their word before the word was set.
+     */
     public void end() {
-        lock();
-        try {
-            LONG_VH.compareAndSet(d, ENDED_OFFSET, 0L, Proc.selfIdent());
-        } finally {
-            ProcessMutex.unlock(d, MUTEX_OFFSET);
-        }
+        LONG_VH.compareAndSet(d, ENDED_OFFSET, 0L, Proc.selfIdent());
         Futex.bump(d, PUT_SEQ_OFFSET, PUT_WAITERS_OFFSET);
         Futex.bump(d, TAKE_SEQ_OFFSET, TAKE_WAITERS_OFFSET);
     }
@@ -163,13 +181,21 @@ public final class QueueProtocol {
      * owner word it must have, and moves the slot to this process (true), else the message is
      * dropped. Waits at most timeoutNanos for one.
      *
-     * @return the message, null once the queue has ended and is drained, or {@link #TIMED_OUT}
+     * @return the message, null once the queue has ended and is drained, or {@link #TIMED_OUT} if
+     *         the time ran out with the queue empty, or the mutex was busy and timeoutNanos is 0
+     * @throws WaitTimeoutException if another process held the mutex until the time ran out
      * @throws QueueAbandonedException if the queue is empty and every registered producer died
      */
     public QueueMessage receive(Predicate<QueueMessage> claimSlot, long timeoutNanos, BooleanSupplier cancelled) {
         Wait wait = null;
         while (true) {
-            lock();
+            if (!ProcessMutex.tryLock(d, MUTEX_OFFSET)) {
+                wait = wait != null ? wait : new Wait(timeoutNanos, cancelled);
+                if (!lock(wait, timeoutNanos, "receive from")) {
+                    return TIMED_OUT;
+                }
+            }
+            publishDeadSendersCell();
             int seen = Futex.read(d, PUT_SEQ_OFFSET);
             try {
                 long head = (long) LONG_VH.getVolatile(d, HEAD_OFFSET);
@@ -226,10 +252,19 @@ public final class QueueProtocol {
         return PoolProtocol.inQueue(tag, m.position());
     }
 
-    /** The messages not yet received, oldest first (for freeing their slots when no one can receive them). */
-    public List<QueueMessage> pending() {
+    /**
+     * The messages not yet received, oldest first (for freeing their slots when no one can receive
+     * them), waiting at most timeoutNanos for the mutex.
+     *
+     * @throws WaitTimeoutException if another process held the mutex until the time ran out
+     */
+    public List<QueueMessage> pending(long timeoutNanos) {
         List<QueueMessage> out = new ArrayList<>();
-        lock();
+        if (!ProcessMutex.tryLock(d, MUTEX_OFFSET)) {
+            long nanos = Math.max(1, timeoutNanos); // at least 1: a busy mutex throws, never lists nothing
+            lock(new Wait(nanos, () -> false), nanos, "list the messages of");
+        }
+        publishDeadSendersCell();
         try {
             long tail = (long) LONG_VH.getVolatile(d, TAIL_OFFSET);
             for (long p = (long) LONG_VH.getVolatile(d, HEAD_OFFSET); p < tail; p++) {
@@ -244,9 +279,26 @@ public final class QueueProtocol {
         return out;
     }
 
-    private void lock() {
-        ProcessMutex.lock(d, MUTEX_OFFSET);
-        // a complete cell past the tail: its sender died after writing it; publish it
+    /**
+     * Takes the mutex, which was busy at the first try, by {@code wait}'s deadline; false if it is
+     * still busy and timeoutNanos is 0 (a try never waits for another process).
+     *
+     * @throws WaitTimeoutException if a live process held it until the deadline of a timeout &gt; 0
+     */
+    private boolean lock(Wait wait, long timeoutNanos, String what) {
+        long holder = ProcessMutex.lock(d, MUTEX_OFFSET, wait);
+        if (holder == 0) {
+            return true;
+        }
+        if (timeoutNanos == 0) {
+            return false;
+        }
+        throw new WaitTimeoutException("could not " + what + " queue " + name + " within " + Duration.ofNanos(timeoutNanos)
+                + ": its lock is held by " + Proc.describe(holder) + ". Nothing was done; the call may be repeated");
+    }
+
+    /** Under the mutex: a complete cell past the tail means its sender died after writing it; publish it. */
+    private void publishDeadSendersCell() {
         long tail = (long) LONG_VH.getVolatile(d, TAIL_OFFSET);
         if ((long) LONG_VH.getVolatile(d, cellOffset(tail, capacity) + CELL_POSITION) == tail
                 && tail - (long) LONG_VH.getVolatile(d, HEAD_OFFSET) < capacity) {

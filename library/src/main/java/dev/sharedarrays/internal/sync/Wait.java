@@ -16,13 +16,19 @@ final class Wait {
     private final long deadline;
     private final boolean forever;
     private final BooleanSupplier cancelled;
-    private final Backoff backoff = new Backoff(SPINS);
+    private final Backoff backoff;
 
     /** A wait of at most timeoutNanos ({@code Long.MAX_VALUE}: no limit) that {@code cancelled} can end. */
     Wait(long timeoutNanos, BooleanSupplier cancelled) {
+        this(timeoutNanos, cancelled, SPINS);
+    }
+
+    /** The same, spinning {@code spins} times before the first sleep. */
+    Wait(long timeoutNanos, BooleanSupplier cancelled, int spins) {
         this.forever = timeoutNanos == Long.MAX_VALUE;
         this.deadline = System.nanoTime() + (forever ? 0 : timeoutNanos);
         this.cancelled = cancelled;
+        this.backoff = new Backoff(spins);
     }
 
     /** True once the time is up. */
