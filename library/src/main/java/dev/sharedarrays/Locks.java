@@ -38,8 +38,8 @@ public sealed interface Locks<T extends DType<T>> permits SharedNDArray {
 
     /**
      * Takes this array's cross-process write lock and returns it held; close it on the same
-     * thread. Blocks without a timeout while another holder lives; a dead holder's lock is taken
-     * over within about 50 ms.
+     * thread. Blocks without a timeout while another holder lives (also while it is stopped; see
+     * {@link #lockWrite(Duration)}); a dead holder's lock is taken over within about 50 ms.
      *
      * @throws IllegalStateException if this thread holds the read lock (no upgrade), or {@code isClosed()}
      */
@@ -56,6 +56,40 @@ public sealed interface Locks<T extends DType<T>> permits SharedNDArray {
     default HeldLock lockRead() {
         self().checkOpen();
         return Locking.hold(self().segment(), false);
+    }
+
+    /**
+     * {@link #lockWrite()} that waits at most {@code timeout} for the other threads and processes:
+     * a holder that is alive but does not let go (a process stopped by SIGSTOP or a debugger, or
+     * one that hangs) costs this call its timeout, not forever. A dead holder's lock is still taken
+     * over. Uncontended, it costs what {@link #lockWrite()} does.
+     *
+     * @throws WaitTimeoutException if the lock stayed held for all of {@code timeout} (the message
+     *         names the holding pid and whether it is stopped); nothing is held
+     * @throws IllegalArgumentException if {@code timeout.isNegative()}
+     * @throws java.util.concurrent.CancellationException if this thread was interrupted while
+     *         waiting (nothing is held; the interrupt flag stays set)
+     * @throws IllegalStateException if this thread holds the read lock (no upgrade), or {@code isClosed()}
+     */
+    default HeldLock lockWrite(Duration timeout) {
+        long nanos = WaitThreads.nanos(timeout);
+        self().checkOpen();
+        return Locking.hold(self().segment(), true, nanos);
+    }
+
+    /**
+     * {@link #lockRead()} that waits at most {@code timeout} for a writer; see {@link #lockWrite(Duration)}.
+     *
+     * @throws WaitTimeoutException if a writer held the lock for all of {@code timeout}; nothing is held
+     * @throws IllegalArgumentException if {@code timeout.isNegative()}
+     * @throws java.util.concurrent.CancellationException if this thread was interrupted while
+     *         waiting (nothing is held; the interrupt flag stays set)
+     * @throws IllegalStateException if {@code isClosed()}
+     */
+    default HeldLock lockRead(Duration timeout) {
+        long nanos = WaitThreads.nanos(timeout);
+        self().checkOpen();
+        return Locking.hold(self().segment(), false, nanos);
     }
 
     /** Who holds this array's lock right now (a snapshot, for diagnostics). */

@@ -201,12 +201,20 @@ public final class Locking {
 
     /** Takes segment's write or read lock, whatever the view's locking, and returns it held. */
     public static HeldLock hold(Segment segment, boolean write) {
+        return hold(segment, write, Long.MAX_VALUE);
+    }
+
+    /**
+     * {@link #hold(Segment, boolean)} waiting at most timeoutNanos ({@code Long.MAX_VALUE}: no
+     * limit); see {@link dev.sharedarrays.internal.sync.ArrayLock#lockWrite(java.lang.foreign.MemorySegment, String, long)}.
+     */
+    public static HeldLock hold(Segment segment, boolean write, long timeoutNanos) {
         try {
             segment.checkNotTruncated();
             if (write) {
-                segment.lockWrite();
+                segment.lockWrite(timeoutNanos);
             } else {
-                segment.lockRead();
+                segment.lockRead(timeoutNanos);
             }
             poll(segment);
         } catch (InternalError e) {

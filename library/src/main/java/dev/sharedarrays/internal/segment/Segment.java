@@ -168,6 +168,11 @@ public final class Segment {
         lock.lockWrite(control(), handle.toString());
     }
 
+    /** {@link #lockWrite()} that gives up after timeoutNanos; see {@link ArrayLock#lockWrite(MemorySegment, String, long)}. */
+    public void lockWrite(long timeoutNanos) {
+        lock.lockWrite(control(), handle.toString(), timeoutNanos);
+    }
+
     public void unlockWrite() {
         lock.unlockWrite(control);
     }
@@ -175,6 +180,11 @@ public final class Segment {
     /** Takes the array's read lock; pair with {@link #unlockRead}. */
     public void lockRead() {
         lock.lockRead(control());
+    }
+
+    /** {@link #lockRead()} that gives up after timeoutNanos; see {@link ArrayLock#lockRead(MemorySegment, String, long)}. */
+    public void lockRead(long timeoutNanos) {
+        lock.lockRead(control(), handle.toString(), timeoutNanos);
     }
 
     public void unlockRead() {

@@ -1,15 +1,22 @@
 package dev.sharedarrays.internal.sync;
 
+import dev.sharedarrays.WaitTimeoutException;
 import dev.sharedarrays.internal.os.Proc;
 import dev.sharedarrays.internal.segment.SegmentKey;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.BooleanSupplier;
 
 import static dev.sharedarrays.internal.segment.SegmentDescriptor.*;
 
@@ -24,7 +31,9 @@ import static dev.sharedarrays.internal.segment.SegmentDescriptor.*;
  * sequentially consistent atomics, so one of them always sees the other. Sleepers use
  * FUTEX_WAIT on the sequence words in bounded slices and, between slices, check whether the
  * holders they wait for still run: a dead process's hold is taken over (writer) or cleared
- * (reader).
+ * (reader). A holder that is alive but does not progress (stopped by SIGSTOP or a debugger)
+ * holds the lock until it continues or dies; the timed forms give up at their deadline with a
+ * {@link WaitTimeoutException} that names it.
  *
  * <p>Within this process a {@link ReentrantReadWriteLock} per segment (its file's identity, see
  * {@link SegmentKey}: a copied file is another lock) orders the threads and
@@ -35,6 +44,9 @@ public final class ArrayLock {
     private static final VarHandle LONG_VH = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle INT_VH = ValueLayout.JAVA_INT.varHandle();
     private static final int SPINS = 200;
+    /** The timeout of the untimed forms. */
+    private static final long FOREVER = Long.MAX_VALUE;
+    private static final BooleanSupplier NEVER = () -> false;
     private static final ConcurrentHashMap<SegmentKey, ArrayLock> LOCKS = new ConcurrentHashMap<>();
 
     static {
@@ -42,9 +54,11 @@ public final class ArrayLock {
     }
 
     private final ReentrantReadWriteLock local = new ReentrantReadWriteLock();
-    /** Read holds of this process covered by its reader slot; guarded by this. */
+    /** Guards readers and slot; a lock, not a monitor, so that a timed reader can give up waiting for it. */
+    private final ReentrantLock guard = new ReentrantLock();
+    /** Read holds of this process covered by its reader slot; guarded by guard. */
     private int readers;
-    /** This process's reader slot while readers > 0; guarded by this. */
+    /** This process's reader slot while readers > 0; guarded by guard. */
     private int slot = -1;
     /** Segments of this process that use this lock; guarded by LOCKS. */
     private int refs;
@@ -82,20 +96,36 @@ public final class ArrayLock {
     // ---------------------------------------------------------------- this process
 
     /**
+     * {@link #lockWrite(MemorySegment, String, long)} without a time limit.
+     *
      * @throws IllegalStateException if the calling thread holds the read lock (no upgrades:
      *         two upgrading threads would wait for each other forever)
      */
     public void lockWrite(MemorySegment control, String what) {
+        lockWrite(control, what, FOREVER);
+    }
+
+    /**
+     * Takes the write lock, waiting at most timeoutNanos ({@code Long.MAX_VALUE}: no limit) for
+     * the other threads and processes; {@code what} names the array in messages. Uncontended, it
+     * reads no clock.
+     *
+     * @throws WaitTimeoutException if the time ran out (nothing is held)
+     * @throws CancellationException if a timed wait's thread was interrupted (the flag stays set)
+     * @throws IllegalStateException if the calling thread holds the read lock (no upgrades:
+     *         two upgrading threads would wait for each other forever)
+     */
+    public void lockWrite(MemorySegment control, String what, long timeoutNanos) {
         if (local.getReadHoldCount() > 0 && !local.isWriteLockedByCurrentThread()) {
             throw new IllegalStateException("cannot take the write lock of " + what
                     + ": this thread holds its read lock, and a read lock cannot be upgraded; take the write lock first");
         }
-        local.writeLock().lock();
+        long left = lockLocal(local.writeLock(), control, what, "write", timeoutNanos);
         if (local.getWriteHoldCount() > 1) {
             return;
         }
         try {
-            acquireWriter(control);
+            acquireWriter(control, what, left);
         } catch (RuntimeException | Error e) {
             local.writeLock().unlock();
             throw e;
@@ -112,11 +142,14 @@ public final class ArrayLock {
                     int reads = local.getReadHoldCount();
                     if (reads > 0) {
                         // read holds taken under the write lock outlive it: cover them with a reader slot first
-                        synchronized (this) {
+                        guard.lock();
+                        try {
                             if (readers == 0) {
                                 slot = claimSlot(control, Proc.selfIdent(), true);
                             }
                             readers += reads;
+                        } finally {
+                            guard.unlock();
                         }
                     }
                 } finally {
@@ -128,17 +161,33 @@ public final class ArrayLock {
         }
     }
 
+    /** {@link #lockRead(MemorySegment, String, long)} without a time limit. */
     public void lockRead(MemorySegment control) {
-        local.readLock().lock();
+        lockRead(control, "the array", FOREVER);
+    }
+
+    /**
+     * Takes the read lock, waiting at most timeoutNanos ({@code Long.MAX_VALUE}: no limit) for a
+     * writer; see {@link #lockWrite(MemorySegment, String, long)}.
+     *
+     * @throws WaitTimeoutException if the time ran out (nothing is held)
+     * @throws CancellationException if a timed wait's thread was interrupted (the flag stays set)
+     */
+    public void lockRead(MemorySegment control, String what, long timeoutNanos) {
+        long left = lockLocal(local.readLock(), control, what, "read", timeoutNanos);
         if (local.isWriteLockedByCurrentThread()) {
             return;
         }
         try {
-            synchronized (this) {
+            // the guard is held while the first reader waits for another process's writer
+            left = lockLocal(guard, control, what, "read", left);
+            try {
                 if (readers == 0) {
-                    slot = acquireReader(control);
+                    slot = acquireReader(control, what, left);
                 }
                 readers++;
+            } finally {
+                guard.unlock();
             }
         } catch (RuntimeException | Error e) {
             local.readLock().unlock();
@@ -152,18 +201,47 @@ public final class ArrayLock {
         }
         try {
             if (!local.isWriteLockedByCurrentThread()) {
-                synchronized (this) {
+                guard.lock();
+                try {
                     if (--readers == 0) {
                         // compare-and-set: never clear a slot another process took over meanwhile
                         LONG_VH.compareAndSet(control, slotOffset(slot), Proc.selfIdent(), 0L);
                         slot = -1;
                         Futex.bump(control, READER_SEQ_OFFSET, READER_WAITERS_OFFSET);
                     }
+                } finally {
+                    guard.unlock();
                 }
             }
         } finally {
             local.readLock().unlock();
         }
+    }
+
+    /**
+     * Takes a lock of this process within timeoutNanos: at once if it is free (no clock read);
+     * returns the time left for the rest.
+     */
+    private static long lockLocal(Lock lock, MemorySegment c, String what, String kind, long timeoutNanos) {
+        if (timeoutNanos == FOREVER) {
+            lock.lock();
+            return FOREVER;
+        }
+        if (lock.tryLock()) {
+            return timeoutNanos;
+        }
+        long t0 = System.nanoTime();
+        try {
+            if (lock.tryLock(timeoutNanos, TimeUnit.NANOSECONDS)) {
+                return Math.max(0, timeoutNanos - (System.nanoTime() - t0));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CancellationException("interrupted while waiting for the " + kind + " lock of " + what);
+        }
+        // another thread of this process holds it, or waits for the process that does
+        long writer = (long) LONG_VH.getVolatile(c, WRITER_OFFSET);
+        throw timedOut(what, kind, writer != 0 ? writer : Proc.selfIdent(), timeoutNanos);
     }
 
     // ---------------------------------------------------------------- across processes
@@ -172,8 +250,14 @@ public final class ArrayLock {
         return READER_SLOTS_OFFSET + (long) SLOT_SIZE * i;
     }
 
-    private static void acquireWriter(MemorySegment c) {
+    /** A wait of at most timeoutNanos; only a timed wait ends on an interrupt. */
+    private static Wait startWait(long timeoutNanos) {
+        return new Wait(timeoutNanos, timeoutNanos == FOREVER ? NEVER : Thread.currentThread()::isInterrupted, SPINS);
+    }
+
+    private static void acquireWriter(MemorySegment c, String what, long timeoutNanos) {
         long me = Proc.selfIdent();
+        Wait wait = null; // started at the first contention: an uncontended writer reads no clock
         while (true) {
             long cur = (long) LONG_VH.getVolatile(c, WRITER_OFFSET);
             if (cur == 0) {
@@ -182,23 +266,27 @@ public final class ArrayLock {
                 }
                 continue;
             }
-            awaitWriterChange(c, cur);
+            wait = wait != null ? wait : startWait(timeoutNanos);
+            if (!awaitWriterChange(c, cur, wait)) {
+                throw timedOut(what, "write", cur, timeoutNanos);
+            }
         }
         // the writer word is ours: no new reader gets in; wait for the present ones to leave
         try {
-            drainReaders(c, me);
+            drainReaders(c, me, wait, what, timeoutNanos);
         } catch (RuntimeException | Error e) {
             releaseWriter(c);
             throw e;
         }
     }
 
-    private static void drainReaders(MemorySegment c, long me) {
-        Backoff wait = null; // started at the first busy look: an uncontended writer reads no clock
+    private static void drainReaders(MemorySegment c, long me, Wait wait, String what, long timeoutNanos) {
         while (true) {
             int seq = (int) INT_VH.getVolatile(c, READER_SEQ_OFFSET);
-            boolean check = wait != null && wait.livenessDue();
-            boolean busy = false;
+            boolean expired = wait != null && wait.expired();
+            // a last look before giving up: a dead reader is cleared even at the deadline
+            boolean check = wait != null && (wait.livenessDue() || expired);
+            long busy = 0;
             for (int i = 0; i < READER_SLOTS; i++) {
                 long r = (long) LONG_VH.getVolatile(c, slotOffset(i));
                 if (r == 0 || r == me) {
@@ -210,17 +298,16 @@ public final class ArrayLock {
                     }
                     continue;
                 }
-                busy = true;
+                busy = r;
             }
-            if (!busy) {
+            if (busy == 0) {
                 return;
             }
-            if (wait == null) {
-                wait = new Backoff(SPINS);
+            if (expired) {
+                throw timedOut(what, "write", busy, timeoutNanos);
             }
-            if (!wait.spin()) {
-                Futex.sleep(c, READER_SEQ_OFFSET, READER_WAITERS_OFFSET, seq, Futex.SLICE_NANOS);
-            }
+            wait = wait != null ? wait : startWait(timeoutNanos); // at the first busy look
+            wait.pause(c, READER_SEQ_OFFSET, READER_WAITERS_OFFSET, seq);
         }
     }
 
@@ -230,19 +317,29 @@ public final class ArrayLock {
     }
 
     /** Returns the reader slot this process now holds. */
-    private static int acquireReader(MemorySegment c) {
+    private static int acquireReader(MemorySegment c, String what, long timeoutNanos) {
         long me = Proc.selfIdent();
+        Wait wait = null;
         while (true) {
             long w = (long) LONG_VH.getVolatile(c, WRITER_OFFSET);
             if (w != 0) {
-                awaitWriterChange(c, w);
+                wait = wait != null ? wait : startWait(timeoutNanos);
+                if (!awaitWriterChange(c, w, wait)) {
+                    throw timedOut(what, "read", w, timeoutNanos);
+                }
                 continue;
             }
             int rseq = (int) INT_VH.getVolatile(c, READER_SEQ_OFFSET);
             int s = claimSlot(c, me, false);
             if (s < 0) {
                 // every slot is held by a live process: wait for one to leave
-                Futex.sleep(c, READER_SEQ_OFFSET, READER_WAITERS_OFFSET, rseq, Futex.SLICE_NANOS);
+                wait = wait != null ? wait : startWait(timeoutNanos);
+                if (wait.expired()) {
+                    throw new WaitTimeoutException("could not take the read lock of " + what + " within "
+                            + Duration.ofNanos(timeoutNanos) + ": all " + READER_SLOTS + " reader slots are held by live processes "
+                            + readerPids(c) + ". Nothing was locked; the call may be repeated");
+                }
+                wait.pause(c, READER_SEQ_OFFSET, READER_WAITERS_OFFSET, rseq);
                 continue;
             }
             if ((long) LONG_VH.getVolatile(c, WRITER_OFFSET) == 0) {
@@ -255,28 +352,36 @@ public final class ArrayLock {
     }
 
     /**
-     * Returns once the writer word no longer holds {@code w}: spins briefly, then sleeps on the
-     * writer sequence word, and every {@link Futex#SLICE_NANOS} checks whether w's process still
-     * runs. If it died, clears its hold (the caller then contends as usual).
+     * Returns once the writer word no longer holds {@code w} (true), or when the wait runs out
+     * first (false): spins briefly, then sleeps on the writer sequence word, and every
+     * {@link Futex#SLICE_NANOS}, and at the deadline, checks whether w's process still runs. If it
+     * died, clears its hold (the caller then contends as usual).
      */
-    private static void awaitWriterChange(MemorySegment c, long w) {
-        Backoff wait = new Backoff(SPINS);
+    private static boolean awaitWriterChange(MemorySegment c, long w, Wait wait) {
         while ((long) LONG_VH.getVolatile(c, WRITER_OFFSET) == w) {
-            if (wait.livenessDue() && !Proc.identAlive(w)) {
+            boolean expired = wait.expired();
+            if ((wait.livenessDue() || expired) && !Proc.identAlive(w)) {
                 if (LONG_VH.compareAndSet(c, WRITER_OFFSET, w, 0L)) {
                     recovered(c, w);
                     Futex.bump(c, WRITER_SEQ_OFFSET, WRITER_WAITERS_OFFSET);
                 }
-                return;
+                return true;
             }
-            if (wait.spin()) {
-                continue;
+            if (expired) {
+                return false;
             }
             int seq = (int) INT_VH.getVolatile(c, WRITER_SEQ_OFFSET);
             if ((long) LONG_VH.getVolatile(c, WRITER_OFFSET) == w) {
-                Futex.sleep(c, WRITER_SEQ_OFFSET, WRITER_WAITERS_OFFSET, seq, Futex.SLICE_NANOS);
+                wait.pause(c, WRITER_SEQ_OFFSET, WRITER_WAITERS_OFFSET, seq);
             }
         }
+        return true;
+    }
+
+    private static WaitTimeoutException timedOut(String what, String kind, long holder, long timeoutNanos) {
+        return new WaitTimeoutException("could not take the " + kind + " lock of " + what + " within "
+                + Duration.ofNanos(timeoutNanos) + ": it is held by " + Proc.describe(holder)
+                + ". Nothing was locked; the call may be repeated");
     }
 
     /**
