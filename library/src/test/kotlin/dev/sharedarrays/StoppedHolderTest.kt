@@ -78,6 +78,124 @@ class StoppedHolderTest : FunSpec({
         }
     }
 
+    test("end() and the owner's close() complete while a SIGSTOPped process holds the queue's mutex") {
+        val q = ArrayQueue.create(4)
+        try {
+            ArrayPool.create(F64.TYPE, 8, 4L).use { pool ->
+                SharedArrays.attach(q.handle()).use { any ->
+                    val words = any.`as`(I64.TYPE)
+                    ChildJvm("stop-churn", q.handle().toString(), pool.handle().toString(), "2").use { child ->
+                        try {
+                            child.expectLine("CHURNING")
+                            withClue("no SIGSTOP of $MAX_TRIES caught the child holding the queue's mutex") {
+                                (stopHoldingMutex(child.pid, words) > 0) shouldBe true
+                            }
+                            val end = bounded { q.end() }
+                            end.result.getOrThrow()
+                            q.isEnded() shouldBe true
+                            val close = bounded { q.close() }
+                            println("queue mutex held by stopped pid ${child.pid}: end() ${end.ms} ms, close() ${close.ms} ms")
+                            close.result.getOrThrow()
+                            end.ms shouldBeLessThan 200L
+                            close.ms shouldBeLessThan 1000L
+                            q.isClosed() shouldBe true
+                        } finally {
+                            signal("CONT", child.pid)
+                        }
+                    }
+                }
+            }
+        } finally {
+            q.close()
+        }
+    }
+
+    test("a SIGSTOPped writer of an array: lockWrite(200 ms) and lockRead(200 ms) throw WaitTimeoutException naming it in < 1 s; after SIGKILL lockWrite takes the lock over") {
+        SharedArrays.create(F64.TYPE, 1000L).use { a ->
+            a.lockWrite(Duration.ZERO).use { a.lockStatus().writerPid() shouldBe ProcessHandle.current().pid() }
+            ChildJvm("hold-write", a.handle().toString()).use { child ->
+                try {
+                    child.expectLine("WRITING")
+                    stop(child.pid)
+                    val w = bounded { a.lockWrite(Duration.ofMillis(200)) }
+                    val r = bounded { a.lockRead(Duration.ofMillis(200)) }
+                    val z = bounded { a.lockWrite(Duration.ZERO) }
+                    println("array write lock held by stopped pid ${child.pid}: lockWrite(200 ms) ${w.ms} ms, lockRead(200 ms) ${r.ms} ms, " +
+                        "lockWrite(0) ${z.ms} ms")
+                    val held = "it is held by pid ${child.pid}, which is stopped (SIGSTOP, ^Z or a debugger): it holds on until it is " +
+                        "continued or killed. Nothing was locked; the call may be repeated"
+                    w.result.exceptionOrNull().shouldBeInstanceOf<WaitTimeoutException>().message shouldBe
+                        "could not take the write lock of ${a.handle()} within PT0.2S: $held"
+                    r.result.exceptionOrNull().shouldBeInstanceOf<WaitTimeoutException>().message shouldBe
+                        "could not take the read lock of ${a.handle()} within PT0.2S: $held"
+                    z.result.exceptionOrNull().shouldBeInstanceOf<WaitTimeoutException>()
+                    w.ms shouldBeGreaterThanOrEqual 200L
+                    w.ms shouldBeLessThan 1000L
+                    r.ms shouldBeLessThan 1000L
+                    z.ms shouldBeLessThan 200L
+                    a.lockStatus().writerPid() shouldBe child.pid
+                    a.lockStatus().readerPids() shouldBe emptyList()
+
+                    child.kill()
+                    val t0 = System.nanoTime()
+                    a.lockWrite(Duration.ofSeconds(5)).use {
+                        val ms = (System.nanoTime() - t0) / 1_000_000
+                        println("after SIGKILL: lockWrite(5 s) took the lock over in $ms ms")
+                        ms shouldBeLessThan 1000L
+                        a.lockStatus().writerPid() shouldBe ProcessHandle.current().pid()
+                    }
+                    a.lockStatus().recoveries() shouldBe 1L
+                } finally {
+                    signal("CONT", child.pid)
+                }
+            }
+        }
+    }
+
+    test("a SIGSTOPped reader: lockWrite(200 ms) times out naming it, lockRead(200 ms) shares; another thread's write lock times out lockWrite(100 ms)") {
+        SharedArrays.create(F64.TYPE, 1000L).use { a ->
+            ChildJvm("hold-read", a.handle().toString()).use { child ->
+                try {
+                    child.expectLine("READING")
+                    stop(child.pid)
+                    val w = bounded { a.lockWrite(Duration.ofMillis(200)) }
+                    w.result.exceptionOrNull().shouldBeInstanceOf<WaitTimeoutException>().message shouldContain
+                        "it is held by pid ${child.pid}, which is stopped"
+                    w.ms shouldBeLessThan 1000L
+                    a.lockStatus().writerPid() shouldBe 0L // the timed-out writer let go of the writer word
+                    a.lockRead(Duration.ofMillis(200)).use { a.lockStatus().readerPids().sorted() shouldBe
+                        listOf(child.pid, ProcessHandle.current().pid()).sorted() }
+                } finally {
+                    signal("CONT", child.pid)
+                }
+            }
+        }
+        SharedArrays.create(F64.TYPE, 10L).use { a ->
+            val taken = java.util.concurrent.CountDownLatch(1)
+            val release = java.util.concurrent.CountDownLatch(1)
+            val holder = Thread.ofPlatform().start {
+                a.lockWrite().use {
+                    taken.countDown()
+                    release.await()
+                }
+            }
+            try {
+                taken.await()
+                val w = bounded { a.lockWrite(Duration.ofMillis(100)) }
+                val r = bounded { a.lockRead(Duration.ofMillis(100)) }
+                w.result.exceptionOrNull().shouldBeInstanceOf<WaitTimeoutException>().message shouldContain
+                    "another thread of this process"
+                r.result.exceptionOrNull().shouldBeInstanceOf<WaitTimeoutException>()
+                w.ms shouldBeLessThan 1000L
+                r.ms shouldBeLessThan 1000L
+            } finally {
+                release.countDown()
+                holder.join()
+            }
+            a.lockWrite(Duration.ofMillis(100)).close()
+        }
+    }
+
     test("a SIGSTOPped registered party: await(300 ms) breaks the barrier on time (TIMED_OUT)") {
         SharedBarrier.create(2).use { b ->
             b.register()
