@@ -1,10 +1,15 @@
 package dev.sharedarrays.internal.sync
 
+import dev.sharedarrays.WaitTimeoutException
 import dev.sharedarrays.internal.os.Proc
 import dev.sharedarrays.internal.segment.SegmentDescriptor
+import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
+import io.kotest.matchers.longs.shouldBeGreaterThanOrEqual
+import io.kotest.matchers.longs.shouldBeLessThan
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.shouldNotBe
+import io.kotest.matchers.string.shouldStartWith
 import java.lang.foreign.Arena
 import java.lang.foreign.MemorySegment
 import java.lang.foreign.ValueLayout
@@ -83,6 +88,37 @@ class QueueProtocolTest : FunSpec({
         p.dropped() shouldBe 1L
         PoolProtocol.reclaimDead(c, 2) shouldBe 1
         PoolProtocol.free(c, 2) shouldBe 2
+    }
+
+    test("a live holder that does not let go of the mutex: zero timeouts are 'not now' at once, timed waits end at their deadline naming it, end() does not wait") {
+        val parent = ProcessHandle.current().parent().orElseThrow().pid()
+        val live = Proc.ident(parent, Proc.startTime(parent))
+        val d = queue(4)
+        val p = QueueProtocol(d, 4, "q")
+        val view = QueueMessage(QueueMessage.Kind.VIEW, 9, 0, 1, longArrayOf(1), longArrayOf(1), "shm://a", 0, 0)
+        p.send(view, null, 0) { false } shouldBe true
+        d.set(ValueLayout.JAVA_LONG, QueueDescriptor.MUTEX_OFFSET, live)
+
+        var t0 = System.nanoTime()
+        p.send(view, null, 0) { false } shouldBe false
+        p.receive({ true }, 0) { false } shouldBe QueueProtocol.TIMED_OUT
+        (System.nanoTime() - t0) shouldBeLessThan 100_000_000L
+        t0 = System.nanoTime()
+        val e = shouldThrow<WaitTimeoutException> { p.receive({ true }, 100_000_000L) { false } }
+        val ms = (System.nanoTime() - t0) / 1_000_000
+        ms shouldBeGreaterThanOrEqual 100L
+        ms shouldBeLessThan 1000L
+        e.message shouldStartWith "could not receive from queue q within PT0.1S: its lock is held by pid $parent, which is "
+        shouldThrow<WaitTimeoutException> { p.send(view, null, 50_000_000L) { false } }.message shouldStartWith
+            "could not send to queue q within PT0.05S: its lock is held by pid $parent"
+        shouldThrow<WaitTimeoutException> { p.pending(50_000_000L) }
+        p.end()
+        p.isEnded() shouldBe true
+
+        d.set(ValueLayout.JAVA_LONG, QueueDescriptor.MUTEX_OFFSET, dead) // it died: even a zero timeout takes over
+        p.receive({ true }, 0) { false }!!.index() shouldBe 0L
+        p.receive({ true }, 0) { false } shouldBe null // ended and drained
+        d.get(ValueLayout.JAVA_LONG, QueueDescriptor.MUTEX_OFFSET) shouldBe 0L
     }
 
     test("the queue is FIFO and bounded: capacity messages fit, the next send times out") {
