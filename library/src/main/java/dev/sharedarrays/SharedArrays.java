@@ -46,6 +46,9 @@ public final class SharedArrays {
      * @throws SegmentExistsException if the name or file exists (it is not touched)
      * @throws InsufficientSpaceException if the memory cannot be reserved (nothing is left behind)
      * @throws NativeCallException if an OS call fails otherwise
+     * @throws SharedArrayException for a shm array, if the shm directory lets other users delete
+     *         or rename it (writable by all without the sticky bit); the message names the
+     *         directory, its mode and the fix
      */
     public static <T extends DType<T>> SharedNDArray<T> create(T dtype, long[] shape, CreateOptions options) {
         return new SharedNDArray<>(Backends.create(dtype, shape, options), dtype);

@@ -68,6 +68,19 @@ class ArrayHandleTest : FunSpec({
         }
     }
 
+    test("a file handle of PATH_MAX bytes or more is refused by parse naming the limit; impossible paths are not found at attach") {
+        val long = ("/" + "d".repeat(200)).repeat(21) // 4221 bytes
+        shouldThrow<IllegalArgumentException> { ArrayHandle.parse("file://$long") }.message shouldContain
+            "file handle path is 4221 bytes long; Linux takes paths of at most 4095 bytes (PATH_MAX 4096, with the terminating NUL)"
+        shouldThrow<IllegalArgumentException> { ArrayHandle.file(Path.of(long), OptionalLong.empty()) }
+        val fits = "/tmp" + ("/" + "e".repeat(254)).repeat(16) // 4084 bytes: parsed, then not there
+        ArrayHandle.parse("file://$fits").toString() shouldBe "file://$fits"
+        shouldThrow<SegmentNotFoundException> { SharedArrays.attach("file://$fits") }
+        // a name longer than NAME_MAX (255), and a file where a directory should be: nothing can be there
+        shouldThrow<SegmentNotFoundException> { SharedArrays.attach("file:///tmp/" + "n".repeat(300)) }.message shouldContain "too long"
+        shouldThrow<SegmentNotFoundException> { SharedArrays.attach("file:///etc/passwd/x") }.message shouldContain "not a directory"
+    }
+
     test("backend names") {
         checkAll(Arb.of(Backend.entries)) { b -> Backend.parse(b.id().uppercase()) shouldBe b }
         shouldThrow<IllegalArgumentException> { Backend.parse("ram") }.message shouldBe
