@@ -135,6 +135,9 @@ public final class SharedArrays {
      * gives the transposed view of a C-order array of the reversed shape, which is exactly its
      * layout: the shape and values are the file's, {@code isContiguous()} is false (no copy is
      * made). A 0-dimensional file (shape {@code ()}) is refused: arrays here have 1 to 8.
+     * Symbolic links are followed, as {@code np.load} follows them; the file is opened without
+     * blocking and checked through its descriptor, so a FIFO, device, socket or directory at
+     * the path (even one swapped in while the call runs) is refused at once, never waited on.
      *
      * @throws NpyFormatException if the file is not a .npy file this library reads: bad magic,
      *         unknown version, truncated, malformed header, 0 or more than 8 dimensions, a zero

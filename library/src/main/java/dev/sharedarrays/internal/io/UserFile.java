@@ -69,12 +69,15 @@ final class UserFile {
         }
         int errno = Libc.errno();
         boolean write = (flags & Libc.O_WRONLY) != 0;
+        if (errno == Libc.ENXIO || errno == Libc.EISDIR) {
+            // O_NONBLOCK: a FIFO without a reader is not opened for writing (ENXIO), a socket never
+            String what = errno == Libc.EISDIR ? "a directory"
+                    : write ? "a FIFO without a reader, a socket or a device without a driver" : "a socket or a device without a driver";
+            throw notRegular(path, write, what);
+        }
         throw switch (errno) {
             case Libc.ENOENT -> new NoSuchFileException(path.toString());
             case Libc.EACCES, Libc.EPERM -> new AccessDeniedException(path.toString());
-            // O_NONBLOCK: a FIFO without a reader cannot be opened for writing, a socket never
-            case Libc.ENXIO -> notRegular(path, write, "a FIFO without a reader, a socket or a device without a driver");
-            case Libc.EISDIR -> notRegular(path, write, "a directory");
             default -> new FileSystemException(path.toString(), null, "open failed: errno " + errno + " (" + Libc.strerror(errno) + ")");
         };
     }
@@ -91,6 +94,10 @@ final class UserFile {
         }
     }
 
+    /**
+     * For writing, the IOException save reports; for reading, throws the NpyFormatException that
+     * load documents for a file that is not a regular one.
+     */
     private static IOException notRegular(Path path, boolean write, String what) {
         if (!write) {
             throw new NpyFormatException("file " + path + " is not a regular file (" + what + "); a .npy file is");
