@@ -87,11 +87,15 @@ public final class SharedArrays {
      * this user or a uid {@code options} trusts, with every byte allocated and a valid control
      * block; it is opened without following symbolic links and without blocking.
      *
-     * @throws SegmentNotFoundException if nothing is there, or it was removed while attaching
+     * @throws SegmentNotFoundException if nothing is there, or it was removed while attaching, or
+     *         nothing can be there (a name longer than the file system takes, a part of the
+     *         path that is not a directory)
      * @throws InvalidSegmentException if what is there is not a complete segment (a FIFO, device,
      *         directory, socket, symbolic link, sparse file, another user's file, an unsealed
      *         descriptor), or not the array of the handle's id
      * @throws SegmentTruncatedException if the file shrank while it was being read
+     * @throws NativeCallException if the process is out of a resource an attach needs
+     *         (descriptors: EMFILE; mappings: mmap's ENOMEM, with the fix)
      */
     public static SharedNDArray<?> attach(ArrayHandle handle, AttachOptions options) {
         return wrap(Backends.attach(handle, java.util.Objects.requireNonNull(options, "options")));

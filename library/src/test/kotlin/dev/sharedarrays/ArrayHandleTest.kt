@@ -1,6 +1,7 @@
 package dev.sharedarrays
 
 import io.kotest.assertions.throwables.shouldThrow
+import io.kotest.assertions.withClue
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.datatest.withData
 import io.kotest.matchers.shouldBe
@@ -79,6 +80,18 @@ class ArrayHandleTest : FunSpec({
         // a name longer than NAME_MAX (255), and a file where a directory should be: nothing can be there
         shouldThrow<SegmentNotFoundException> { SharedArrays.attach("file:///tmp/" + "n".repeat(300)) }.message shouldContain "too long"
         shouldThrow<SegmentNotFoundException> { SharedArrays.attach("file:///etc/passwd/x") }.message shouldContain "not a directory"
+    }
+
+    test("attach of any path throws only what attach documents") {
+        val java = ProcessHandle.current().info().command().orElse("/bin/sh") // a program being run: ETXTBSY
+        val places = listOf("/", "/tmp", "/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/shm", "/proc/self/maps",
+            "/proc/self/mem", "/proc/self/status", "/proc/self/exe", "/proc/self/fd/0", "/sys/kernel/mm/transparent_hugepage/enabled",
+            "/etc/passwd", "/etc/passwd/x", "/etc/shadow", "/nonexistent/a", java, "/tmp/" + "n".repeat(256), ("/x").repeat(2047))
+        val documented = listOf(SegmentNotFoundException::class, InvalidSegmentException::class, SegmentTruncatedException::class)
+        for (p in places) {
+            val e = shouldThrow<SharedArrayException> { SharedArrays.attach(ArrayHandle.file(Path.of(p), OptionalLong.empty())) }
+            withClue("attach of $p threw ${e.javaClass.simpleName}: ${e.message}") { documented.any { it.isInstance(e) } shouldBe true }
+        }
     }
 
     test("backend names") {

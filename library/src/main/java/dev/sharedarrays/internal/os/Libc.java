@@ -81,6 +81,8 @@ public final class Libc {
     public static final int EROFS = 30;
     public static final int EPIPE = 32;
     public static final int ENAMETOOLONG = 36;
+    public static final int ENODEV = 19;
+    public static final int ETXTBSY = 26;
     public static final int ETIMEDOUT = 110;
 
     private static final Linker LINKER = Linker.nativeLinker();
@@ -264,6 +266,8 @@ public final class Libc {
             case EFBIG -> "File too large";
             case ENOSPC -> "No space left on device";
             case EROFS -> "Read-only file system";
+            case ENODEV -> "No such device";
+            case ETXTBSY -> "Text file busy";
             case EPIPE -> "Broken pipe";
             case ENAMETOOLONG -> "File name too long";
             case ELOOP -> "Too many levels of symbolic links";

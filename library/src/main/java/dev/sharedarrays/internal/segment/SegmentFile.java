@@ -73,6 +73,8 @@ public final class SegmentFile implements AutoCloseable {
                 case Libc.ENOTDIR -> new SegmentNotFoundException("cannot " + verb + " " + p + ": it does not exist (a part of the path"
                         + " before its last name is not a directory)");
                 case Libc.EROFS -> refused(verb, p, "is on a read-only file system; segments are written in place");
+                case Libc.ETXTBSY -> refused(verb, p, "is a program being run; segments are regular files of data");
+                case Libc.ENODEV -> refused(verb, p, "is a device without a driver; segments are regular files");
                 case Libc.ELOOP -> refused(verb, p, "is a symbolic link; segments are regular files");
                 case Libc.EISDIR -> refused(verb, p, "is a directory; segments are regular files");
                 case Libc.ENXIO -> refused(verb, p, "is a socket or a device without a reader; segments are regular files");
