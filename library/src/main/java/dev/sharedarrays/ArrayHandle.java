@@ -89,11 +89,24 @@ public sealed interface ArrayHandle {
         }
     }
 
-    /** {@code file:///abs/path}; the path is made absolute and normalized. */
+    /**
+     * {@code file:///abs/path}; the path is made absolute and normalized.
+     *
+     * @throws IllegalArgumentException if the absolute path has 4096 (PATH_MAX) bytes or more
+     *         (in UTF-8): no Linux call takes it
+     */
     record File(Path path, OptionalLong id) implements ArrayHandle {
+        /** Linux's PATH_MAX: a path has fewer bytes than this (the terminating NUL takes the last). */
+        private static final int PATH_MAX = 4096;
+
         public File {
             path = path.toAbsolutePath().normalize();
             Objects.requireNonNull(id, "id");
+            int bytes = path.toString().getBytes(StandardCharsets.UTF_8).length;
+            if (bytes >= PATH_MAX) {
+                throw new IllegalArgumentException("file handle path is " + bytes + " bytes long; Linux takes paths of at most "
+                        + (PATH_MAX - 1) + " bytes (PATH_MAX " + PATH_MAX + ", with the terminating NUL)");
+            }
         }
 
         @Override
@@ -152,7 +165,11 @@ public sealed interface ArrayHandle {
         return new Memfd(pid, fd, id);
     }
 
-    /** {@code file:///abs/path}; the path is made absolute. */
+    /**
+     * {@code file:///abs/path}; the path is made absolute.
+     *
+     * @throws IllegalArgumentException if the absolute path has 4096 (PATH_MAX) bytes or more
+     */
     static File file(Path path, OptionalLong id) {
         return new File(path, id);
     }

@@ -46,6 +46,9 @@ public final class SharedArrays {
      * @throws SegmentExistsException if the name or file exists (it is not touched)
      * @throws InsufficientSpaceException if the memory cannot be reserved (nothing is left behind)
      * @throws NativeCallException if an OS call fails otherwise
+     * @throws SharedArrayException for a shm array, if the shm directory lets other users delete
+     *         or rename it (writable by all without the sticky bit); the message names the
+     *         directory, its mode and the fix
      */
     public static <T extends DType<T>> SharedNDArray<T> create(T dtype, long[] shape, CreateOptions options) {
         return new SharedNDArray<>(Backends.create(dtype, shape, options), dtype);
@@ -84,11 +87,15 @@ public final class SharedArrays {
      * this user or a uid {@code options} trusts, with every byte allocated and a valid control
      * block; it is opened without following symbolic links and without blocking.
      *
-     * @throws SegmentNotFoundException if nothing is there, or it was removed while attaching
+     * @throws SegmentNotFoundException if nothing is there, or it was removed while attaching, or
+     *         nothing can be there (a name longer than the file system takes, a part of the
+     *         path that is not a directory)
      * @throws InvalidSegmentException if what is there is not a complete segment (a FIFO, device,
      *         directory, socket, symbolic link, sparse file, another user's file, an unsealed
      *         descriptor), or not the array of the handle's id
      * @throws SegmentTruncatedException if the file shrank while it was being read
+     * @throws NativeCallException if the process is out of a resource an attach needs
+     *         (descriptors: EMFILE; mappings: mmap's ENOMEM, with the fix)
      */
     public static SharedNDArray<?> attach(ArrayHandle handle, AttachOptions options) {
         return wrap(Backends.attach(handle, java.util.Objects.requireNonNull(options, "options")));
@@ -132,6 +139,9 @@ public final class SharedArrays {
      * gives the transposed view of a C-order array of the reversed shape, which is exactly its
      * layout: the shape and values are the file's, {@code isContiguous()} is false (no copy is
      * made). A 0-dimensional file (shape {@code ()}) is refused: arrays here have 1 to 8.
+     * Symbolic links are followed, as {@code np.load} follows them; the file is opened without
+     * blocking and checked through its descriptor, so a FIFO, device, socket or directory at
+     * the path (even one swapped in while the call runs) is refused at once, never waited on.
      *
      * @throws NpyFormatException if the file is not a .npy file this library reads: bad magic,
      *         unknown version, truncated, malformed header, 0 or more than 8 dimensions, a zero

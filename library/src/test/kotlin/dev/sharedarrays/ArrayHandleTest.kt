@@ -1,6 +1,7 @@
 package dev.sharedarrays
 
 import io.kotest.assertions.throwables.shouldThrow
+import io.kotest.assertions.withClue
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.datatest.withData
 import io.kotest.matchers.shouldBe
@@ -65,6 +66,31 @@ class ArrayHandleTest : FunSpec({
             val e = shouldThrow<IllegalArgumentException> { ArrayHandle.parse(text) }
             e.message shouldContain "invalid array handle '$text'"
             e.message shouldContain why
+        }
+    }
+
+    test("a file handle of PATH_MAX bytes or more is refused by parse naming the limit; impossible paths are not found at attach") {
+        val long = ("/" + "d".repeat(200)).repeat(21) // 4221 bytes
+        shouldThrow<IllegalArgumentException> { ArrayHandle.parse("file://$long") }.message shouldContain
+            "file handle path is 4221 bytes long; Linux takes paths of at most 4095 bytes (PATH_MAX 4096, with the terminating NUL)"
+        shouldThrow<IllegalArgumentException> { ArrayHandle.file(Path.of(long), OptionalLong.empty()) }
+        val fits = "/tmp" + ("/" + "e".repeat(254)).repeat(16) // 4084 bytes: parsed, then not there
+        ArrayHandle.parse("file://$fits").toString() shouldBe "file://$fits"
+        shouldThrow<SegmentNotFoundException> { SharedArrays.attach("file://$fits") }
+        // a name longer than NAME_MAX (255), and a file where a directory should be: nothing can be there
+        shouldThrow<SegmentNotFoundException> { SharedArrays.attach("file:///tmp/" + "n".repeat(300)) }.message shouldContain "too long"
+        shouldThrow<SegmentNotFoundException> { SharedArrays.attach("file:///etc/passwd/x") }.message shouldContain "not a directory"
+    }
+
+    test("attach of any path throws only what attach documents") {
+        val java = ProcessHandle.current().info().command().orElse("/bin/sh") // a program being run: ETXTBSY
+        val places = listOf("/", "/tmp", "/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/shm", "/proc/self/maps",
+            "/proc/self/mem", "/proc/self/status", "/proc/self/exe", "/proc/self/fd/0", "/sys/kernel/mm/transparent_hugepage/enabled",
+            "/etc/passwd", "/etc/passwd/x", "/etc/shadow", "/nonexistent/a", java, "/tmp/" + "n".repeat(256), ("/x").repeat(2047))
+        val documented = listOf(SegmentNotFoundException::class, InvalidSegmentException::class, SegmentTruncatedException::class)
+        for (p in places) {
+            val e = shouldThrow<SharedArrayException> { SharedArrays.attach(ArrayHandle.file(Path.of(p), OptionalLong.empty())) }
+            withClue("attach of $p threw ${e.javaClass.simpleName}: ${e.message}") { documented.any { it.isInstance(e) } shouldBe true }
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.sharedarrays
 
 import dev.sharedarrays.testing.ChildJvm
+import dev.sharedarrays.testing.scratchDir
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.datatest.withData
 import io.kotest.matchers.shouldBe
@@ -24,6 +25,26 @@ class EnvironmentTest : FunSpec({
                 child.expectLine("CREATED ") shouldBe c.created
                 child.waitForExit() shouldBe 0
             }
+        }
+    }
+
+    test("a SHARED_ARRAYS_DIR every user may write to without the sticky bit: create refuses, naming it, its mode and the fix") {
+        val dir = scratchDir("world-writable")
+        fun chmod(mode: String) = ProcessBuilder("chmod", mode, dir.path).start().waitFor() shouldBe 0
+        try {
+            chmod("0777")
+            ChildJvm("backend", env = mapOf("SHARED_ARRAYS_DIR" to dir.path)).use { child ->
+                child.expectLine("ERROR ") shouldBe "SharedArrayException cannot create a shm array in $dir: $dir has mode 0777: " +
+                    "every user may write to it and, without the sticky bit, delete or rename the arrays of others in it; " +
+                    "chmod +t $dir (mode 1777, as /dev/shm has), or point SHARED_ARRAYS_DIR at a directory of yours with mode 0700"
+            }
+            chmod("1777")
+            ChildJvm("backend", env = mapOf("SHARED_ARRAYS_DIR" to dir.path)).use { child ->
+                child.expectLine("CREATED ") shouldBe "shm"
+                child.waitForExit() shouldBe 0
+            }
+        } finally {
+            dir.deleteRecursively()
         }
     }
 

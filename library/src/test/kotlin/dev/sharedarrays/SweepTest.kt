@@ -32,8 +32,8 @@ class SweepTest : FunSpec({
             // a live process keeps one of the victim's arrays in use
             val attacher = ChildJvm("attach-hold", victimHandles[2].toString(), env = env).also { started += it }
             attacher.expectLine("ATTACHED")
-            // a dead create's temporary file
-            val deadTemp = File(dir, ".sa-tmp-999999999-1-0000abcd").apply { writeText("half made") }
+            // a dead create's temporary file, killed before its first write (SweepImpostorTest: other states, and impostors)
+            val deadTemp = File(dir, ".sa-tmp-999999999-1-0000abcd").apply { writeBytes(ByteArray(0)) }
 
             victim.kill()
 

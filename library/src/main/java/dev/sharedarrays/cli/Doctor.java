@@ -1,5 +1,6 @@
 package dev.sharedarrays.cli;
 
+import dev.sharedarrays.internal.backend.ShmBackend;
 import dev.sharedarrays.internal.os.Libc;
 import dev.sharedarrays.internal.os.Units;
 
@@ -94,6 +95,10 @@ final class Doctor {
         if (!Files.isWritable(dir)) {
             return new Check(Status.FAIL, SHM, dir + " is not writable by this user: no shm array can be created",
                     "make it writable (mode 1777, as /dev/shm is), or point SHARED_ARRAYS_DIR at a tmpfs directory of yours");
+        }
+        String unsafe = ShmBackend.othersMayRemove(dir);
+        if (unsafe != null) {
+            return new Check(Status.WARN, SHM, unsafe + "; creating shm arrays there is refused", ShmBackend.othersMayRemoveFix(dir));
         }
         FileStore store;
         long total;

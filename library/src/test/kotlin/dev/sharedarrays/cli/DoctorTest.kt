@@ -5,6 +5,7 @@ import dev.sharedarrays.testing.scratchDir
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
+import io.kotest.matchers.string.shouldNotContain
 import io.kotest.matchers.string.shouldStartWith
 import java.io.File
 import java.util.concurrent.TimeUnit
@@ -43,6 +44,21 @@ class DoctorTest : FunSpec({
         missing shouldBe 1
         missingLines.getValue(Doctor.SHM) shouldStartWith "FAIL"
         missingLines.getValue(Doctor.SHM) shouldContain "/nonexistent-shm-dir is not a directory"
+    }
+
+    test("a shm directory every user may write to without the sticky bit is a warning whose fix is chmod +t") {
+        val dir = scratchDir("doctor-777")
+        try {
+            sh("chmod", "0777", dir.path).first shouldBe 0
+            val shm = doctor(mapOf("SHARED_ARRAYS_DIR" to dir.path)).second.getValue(Doctor.SHM)
+            shm shouldStartWith "warn"
+            shm shouldContain "$dir has mode 0777: every user may write to it and, without the sticky bit, delete or rename the arrays of others"
+            shm shouldContain "fix: chmod +t $dir"
+            sh("chmod", "1777", dir.path).first shouldBe 0
+            doctor(mapOf("SHARED_ARRAYS_DIR" to dir.path)).second.getValue(Doctor.SHM) shouldNotContain "sticky"
+        } finally {
+            dir.deleteRecursively()
+        }
     }
 
     test("a 16 MiB shm directory (Docker's small /dev/shm) is a warning that names --shm-size") {

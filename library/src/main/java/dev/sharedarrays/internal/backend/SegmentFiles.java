@@ -68,6 +68,7 @@ final class SegmentFiles {
                 temp = dir.resolve(Names.temp(Proc.selfPid(), Proc.selfStartTime()));
                 fd = openLockedTemp(temp, attempt);
             }
+            writeHeaderPage(fd, facts, dir, spaceFix, temp.toString());
             reserve(fd, size, dir, spaceFix, temp.toString());
             arena = Arena.ofShared();
             MemorySegment all = map(fd, size, arena, temp.toString());
@@ -124,6 +125,32 @@ final class SegmentFiles {
                     + (attempt + 1) + " times right after it was made; is another program deleting files in " + temp.getParent() + "?");
         }
         return -1;
+    }
+
+    /**
+     * Writes the segment's .npy header page at offset 0, before the rest is reserved: from here
+     * on the temporary file is recognisably a segment in the making (a page-sized file that
+     * starts with the segment mark), which is what sweep requires before it removes a dead
+     * create's temporary file; a file killed before this write is empty. One 4096-byte write to
+     * a fresh file, so the size is 0 or 4096, never a part of a page.
+     */
+    private static void writeHeaderPage(int fd, SegmentFacts facts, Path dir, String spaceFix, String subject) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment page = a.allocate(SegmentDescriptor.DATA_OFFSET, SegmentDescriptor.PAGE);
+            MemorySegment.copy(SegmentDescriptor.npyHeader(facts.dtype().descr(), facts.shape()), 0, page,
+                    java.lang.foreign.ValueLayout.JAVA_BYTE, 0, (int) SegmentDescriptor.DATA_OFFSET);
+            long n = Libc.pwrite(fd, page, 0);
+            if (n < 0) {
+                int err = Libc.errno();
+                if (err == Libc.ENOSPC || err == Libc.EFBIG) {
+                    throw noSpace(dir, facts.fileSize(), Math.max(0, usableSpace(dir)), spaceFix);
+                }
+                throw Libc.failure("pwrite", subject + ", " + page.byteSize() + " bytes", err);
+            }
+            if (n != page.byteSize()) {
+                throw new SharedArrayException("pwrite(" + subject + ") wrote " + n + " of " + page.byteSize() + " bytes");
+            }
+        }
     }
 
     private static long usableSpace(Path dir) {

@@ -1,6 +1,8 @@
 package dev.sharedarrays.internal.backend;
 
 import dev.sharedarrays.internal.os.Env;
+import dev.sharedarrays.internal.os.FileStat;
+import dev.sharedarrays.internal.os.Libc;
 import dev.sharedarrays.internal.segment.Names;
 import dev.sharedarrays.internal.segment.Segment;
 import dev.sharedarrays.internal.segment.SegmentFacts;
@@ -10,6 +12,7 @@ import dev.sharedarrays.ArrayHandle;
 import dev.sharedarrays.AttachOptions;
 import dev.sharedarrays.CreateOptions;
 import dev.sharedarrays.SegmentInfo;
+import dev.sharedarrays.SharedArrayException;
 import java.lang.foreign.MemorySegment;
 import java.util.function.BiConsumer;
 import java.nio.file.Files;
@@ -47,9 +50,32 @@ public final class ShmBackend implements SegmentBackend<ArrayHandle.Shm> {
         return dir;
     }
 
+    /**
+     * Why other users could delete or rename this user's arrays in dir, or null if they cannot:
+     * a directory others may write to without the sticky bit (/dev/shm is 1777) lets them.
+     * Symbolic links are followed (/dev/shm is a link to /run/shm on some systems).
+     */
+    public static String othersMayRemove(Path dir) {
+        FileStat s = Libc.stat(dir.toString());
+        if (s == null || (s.permissions() & 0002) == 0 || (s.permissions() & 01000) != 0) {
+            return null;
+        }
+        return dir + " has mode 0" + Integer.toOctalString(s.permissions()) + ": every user may write to it and, without the"
+                + " sticky bit, delete or rename the arrays of others in it";
+    }
+
+    /** What to do about {@link #othersMayRemove}. */
+    public static String othersMayRemoveFix(Path dir) {
+        return "chmod +t " + dir + " (mode 1777, as /dev/shm has), or point " + DIR_ENV + " at a directory of yours with mode 0700";
+    }
+
     @Override
     public Segment create(SegmentFacts facts, CreateOptions options, BiConsumer<MemorySegment, MemorySegment> data) {
         Path dir = directory();
+        String unsafe = othersMayRemove(dir);
+        if (unsafe != null) {
+            throw new SharedArrayException("cannot create a shm array in " + dir + ": " + unsafe + "; " + othersMayRemoveFix(dir));
+        }
         Path target = dir.resolve(Names.validate(Names.orGenerated(options.name())));
         return SegmentFiles.createExclusive(target, facts, data,
                 "set " + BackendSelection.BACKEND_ENV + "=memfd or enlarge " + dir,

@@ -6,10 +6,7 @@ import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
 
 /**
  * An open .npy file whose header has been read: {@link #readData} copies its data into memory
@@ -30,7 +27,8 @@ public final class NpyReader implements AutoCloseable {
     }
 
     /**
-     * Opens {@code path} and reads its header.
+     * Opens {@code path} (following symbolic links, as numpy does, but never blocking: see
+     * {@link UserFile}) and reads its header.
      *
      * @throws NpyFormatException if it is not a regular file or not a .npy file this library reads
      * @throws UncheckedIOException if it cannot be read (missing: its cause is a NoSuchFileException)
@@ -38,13 +36,8 @@ public final class NpyReader implements AutoCloseable {
     public static NpyReader open(Path path) {
         FileChannel ch = null;
         try {
-            // a FIFO would block the open, a directory or device is no .npy: refuse before opening
-            BasicFileAttributes attrs = Files.readAttributes(path, BasicFileAttributes.class);
-            if (!attrs.isRegularFile()) {
-                throw new NpyFormatException("file " + path + " is not a regular file ("
-                        + (attrs.isDirectory() ? "a directory" : "a device, FIFO or socket") + "); a .npy file is");
-            }
-            ch = FileChannel.open(path, StandardOpenOption.READ);
+            // opened without blocking and checked by its descriptor: a FIFO swapped in cannot hang the load
+            ch = UserFile.openForReading(path);
             FileChannel c = ch;
             long size = ch.size();
             byte[] first = readAt(ch, path, 0, (int) Math.min(size, 12));

@@ -14,7 +14,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 
 /**
  * Writes an array or view as a C-order .npy file (header as {@link NpyHeader#format}). A
@@ -33,12 +32,14 @@ public final class NpyWriter {
      * Writes the elements {@code layout} picks from {@code data} to {@code path}, replacing
      * what is there; on failure the partial file is deleted.
      *
-     * @throws UncheckedIOException if the file cannot be written
+     * @throws UncheckedIOException if the file cannot be written, or path is not a regular file
+     *         (a FIFO, device, socket or directory: refused without blocking)
      */
     public static void write(Path path, ElementType type, MemorySegment data, StridedLayout layout) {
         FileChannel ch;
         try {
-            ch = FileChannel.open(path, StandardOpenOption.WRITE, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING);
+            // a FIFO or device at path is refused at once, never blocked on (see UserFile)
+            ch = UserFile.openForWriting(path);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + path + ": " + e, e);
         }

@@ -23,6 +23,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  */
 public final class Libc {
     public static final int O_RDONLY = 0;
+    public static final int O_WRONLY = 1;
     public static final int O_RDWR = 2;
     public static final int O_CREAT = 0100;
     public static final int O_EXCL = 0200;
@@ -74,6 +75,14 @@ public final class Libc {
     public static final int ENOSPC = 28;
     public static final int EFBIG = 27;
     public static final int ELOOP = 40;
+    public static final int EIO = 5;
+    public static final int ENOTDIR = 20;
+    public static final int ENFILE = 23;
+    public static final int EROFS = 30;
+    public static final int EPIPE = 32;
+    public static final int ENAMETOOLONG = 36;
+    public static final int ENODEV = 19;
+    public static final int ETXTBSY = 26;
     public static final int ETIMEDOUT = 110;
 
     private static final Linker LINKER = Linker.nativeLinker();
@@ -81,6 +90,8 @@ public final class Libc {
     private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
     private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
+    /** Loaded now: at vm.max_map_count, loading it for the first failure could need memory the JVM cannot map. */
+    private static final Class<?> FAILURE_TYPE = NativeCallException.class;
     /** One errno buffer per thread, so that calls need no allocation. */
     private static final ThreadLocal<MemorySegment> STATE =
             ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CAPTURE));
@@ -110,10 +121,8 @@ public final class Libc {
 
     private static final class Mmap {
         static final MethodHandle H = errnoCall("mmap", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG), -1);
-    }
-
-    private static final class Munmap {
-        static final MethodHandle H = errnoCall("munmap", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG), -1);
+        // linked with mmap: at vm.max_map_count, closing arrays is the way out, and linking needs new mappings
+        static final MethodHandle UNMAP = errnoCall("munmap", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG), -1);
     }
 
     private static final class Msync {
@@ -130,6 +139,14 @@ public final class Libc {
 
     private static final class MemfdCreate {
         static final MethodHandle H = errnoCall("memfd_create", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), -1);
+    }
+
+    private static final class Pread {
+        static final MethodHandle H = errnoCall("pread", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG), -1);
+    }
+
+    private static final class Pwrite {
+        static final MethodHandle H = errnoCall("pwrite", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG), -1);
     }
 
     private static final class Fcntl {
@@ -187,6 +204,16 @@ public final class Libc {
      * A NUL-terminated copy of s in this thread's scratch buffer (slot 0 or 1), valid until the
      * next call with the same slot on this thread.
      */
+    /** The length of s in UTF-8 bytes, without encoding it. */
+    static long utf8Length(String s) {
+        long n = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            n += c < 0x80 ? 1 : c < 0x800 ? 2 : Character.isSurrogate(c) ? 2 : 3; // a surrogate pair is 4
+        }
+        return n;
+    }
+
     static MemorySegment cString(String s, int slot) {
         byte[] b = s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         if (b.length >= PATH_MAX) {
@@ -213,8 +240,43 @@ public final class Libc {
         return (int) ERRNO.get(STATE.get(), 0L);
     }
 
-    /** The C library's text for an errno value, such as "No such file or directory". */
+    /**
+     * The C library's text for an errno value, such as "No such file or directory". The common
+     * ones are constants here: a failure such as mmap's at vm.max_map_count must be reported
+     * without linking a new downcall (which needs new native memory, and may be what failed).
+     */
     public static String strerror(int errno) {
+        String known = switch (errno) {
+            case EPERM -> "Operation not permitted";
+            case ENOENT -> "No such file or directory";
+            case ESRCH -> "No such process";
+            case EINTR -> "Interrupted system call";
+            case EIO -> "Input/output error";
+            case ENXIO -> "No such device or address";
+            case EBADF -> "Bad file descriptor";
+            case EAGAIN -> "Resource temporarily unavailable";
+            case ENOMEM -> "Cannot allocate memory";
+            case EACCES -> "Permission denied";
+            case EEXIST -> "File exists";
+            case ENOTDIR -> "Not a directory";
+            case EISDIR -> "Is a directory";
+            case EINVAL -> "Invalid argument";
+            case ENFILE -> "Too many open files in system";
+            case EMFILE -> "Too many open files";
+            case EFBIG -> "File too large";
+            case ENOSPC -> "No space left on device";
+            case EROFS -> "Read-only file system";
+            case ENODEV -> "No such device";
+            case ETXTBSY -> "Text file busy";
+            case EPIPE -> "Broken pipe";
+            case ENAMETOOLONG -> "File name too long";
+            case ELOOP -> "Too many levels of symbolic links";
+            case ETIMEDOUT -> "Connection timed out";
+            default -> null;
+        };
+        if (known != null) {
+            return known;
+        }
         try {
             MemorySegment p = (MemorySegment) Strerror.H.invokeExact(errno);
             return p.reinterpret(256).getString(0);
@@ -225,8 +287,9 @@ public final class Libc {
 
     /** An exception for a failed call: {@code open("/dev/shm/x") failed: errno 2 (No such file or directory)}. */
     public static NativeCallException failure(String call, String subject, int errno) {
-        return new NativeCallException(call, errno, call + "(" + subject + ") failed: errno " + errno
-                + " (" + strerror(errno) + ")");
+        // a StringBuilder, not a concatenation: see mmapFailure
+        return new NativeCallException(call, errno, new StringBuilder(256).append(call).append('(').append(subject)
+                .append(") failed: errno ").append(errno).append(" (").append(strerror(errno)).append(')').toString());
     }
 
     public static RuntimeException rethrow(Throwable t) {
@@ -239,9 +302,16 @@ public final class Libc {
         return new IllegalStateException(t);
     }
 
-    /** open(2); returns the fd or -1 with {@link #errno()} set. */
+    /**
+     * open(2); returns the fd or -1 with {@link #errno()} set. A path of PATH_MAX bytes or more
+     * gets -1 and ENAMETOOLONG, as the kernel would answer, so that callers map it with the rest.
+     */
     public static int open(String path, int flags, int mode) {
         try {
+            if (utf8Length(path) >= PATH_MAX) {
+                ERRNO.set(state(), 0L, ENAMETOOLONG);
+                return -1;
+            }
             return (int) Open.H.invokeExact(state(), cString(path, 0), flags, mode);
         } catch (Throwable t) {
             throw rethrow(t);
@@ -301,7 +371,7 @@ public final class Libc {
         try {
             MemorySegment r = (MemorySegment) Mmap.H.invokeExact(state(), MemorySegment.NULL, size, prot, flags, fd, offset);
             if (r.address() == -1L) {
-                throw failure("mmap", subject + ", " + size + " bytes", errno());
+                throw mmapFailure(subject, size, errno());
             }
             return r.address();
         } catch (Throwable t) {
@@ -309,9 +379,26 @@ public final class Libc {
         }
     }
 
+    /**
+     * The exception of a failed mmap, built from constants and a StringBuilder only: when the
+     * cause is vm.max_map_count, anything that needs a new mapping (linking a downcall, the
+     * first run of a string concatenation call site) would abort the JVM instead.
+     */
+    private static NativeCallException mmapFailure(String subject, long size, int errno) {
+        StringBuilder m = new StringBuilder(512).append("mmap(").append(subject).append(", ").append(size)
+                .append(" bytes) failed: errno ").append(errno).append(" (").append(strerror(errno)).append(')');
+        if (errno == ENOMEM) {
+            // the usual cause: one mapping per open array, and vm.max_map_count (65530 by default) reached
+            m.append(": this process has reached vm.max_map_count (each open array is one mapping) or its address-space")
+                    .append(" limit (ulimit -v); close arrays it no longer uses, or raise vm.max_map_count")
+                    .append(" (sysctl -w vm.max_map_count=262144)");
+        }
+        return new NativeCallException("mmap", errno, m.toString());
+    }
+
     public static void munmap(long address, long size) {
         try {
-            int r = (int) Munmap.H.invokeExact(state(), MemorySegment.ofAddress(address), size);
+            int r = (int) Mmap.UNMAP.invokeExact(state(), MemorySegment.ofAddress(address), size);
             if (r != 0) {
                 throw failure("munmap", "0x" + Long.toHexString(address) + ", " + size + " bytes", errno());
             }
@@ -326,6 +413,35 @@ public final class Libc {
             if (r != 0) {
                 throw failure("msync", subject, errno());
             }
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * pread(2) into native memory, retried on EINTR; returns the bytes read (0 at end of file)
+     * or -1 with {@link #errno()} set.
+     */
+    public static long pread(int fd, MemorySegment into, long offset) {
+        try {
+            long r;
+            do {
+                r = (long) Pread.H.invokeExact(state(), fd, into, into.byteSize(), offset);
+            } while (r < 0 && errno() == EINTR);
+            return r;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** pwrite(2) from native memory, retried on EINTR; returns the bytes written or -1 with {@link #errno()} set. */
+    public static long pwrite(int fd, MemorySegment from, long offset) {
+        try {
+            long r;
+            do {
+                r = (long) Pwrite.H.invokeExact(state(), fd, from, from.byteSize(), offset);
+            } while (r < 0 && errno() == EINTR);
+            return r;
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -396,6 +512,11 @@ public final class Libc {
             throw failure("statx", subject, errno());
         }
         return s;
+    }
+
+    /** statx(2) of a path, following symbolic links; null with {@link #errno()} set if it fails. */
+    public static FileStat stat(String path) {
+        return statx(AT_FDCWD, path, 0);
     }
 
     /** statx(2) of a path, not following a final symbolic link; null with {@link #errno()} set if it fails. */

@@ -77,8 +77,8 @@ public final class Names {
             return null;
         }
         String[] parts = fileName.substring(TEMP_PREFIX.length()).split("-");
-        if (parts.length != 3) {
-            return null;
+        if (parts.length != 3 || parts[2].length() != 8 || !parts[2].chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
+            return null; // not a name temp() makes
         }
         try {
             return new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])};

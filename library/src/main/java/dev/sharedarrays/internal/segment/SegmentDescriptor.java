@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
  * 0            "\x93NUMPY" 01 00, uint16 HEADER_LEN (= 4086), then the dict
  *              {'descr': '&lt;f8', 'fortran_order': False, 'shape': (2, 3), }
  *              padded with spaces to end in '\n' at byte 4095
+ *              (a create writes this page first, before it reserves the rest: see hasSegmentMark)
  * 4096         DATA: product(shape) * itemSize bytes, row-major, little-endian
  * C            CONTROL (4096 bytes) at C = roundUp(4096 + dataLength, 4096) = fileSize - 4096
  *
@@ -149,6 +150,20 @@ public final class SegmentDescriptor {
 
     static long roundUp(long n) {
         return (n + PAGE - 1) & -PAGE;
+    }
+
+    /** Bytes every segment starts with: magic, version 1.0 and HEADER_LEN 4086 (numpy pads its headers to 64, never to 4096). */
+    public static final int MARK_LENGTH = 10;
+
+    /**
+     * True if {@code first} (at least {@link #MARK_LENGTH} bytes) starts as every segment starts.
+     * A create writes its header page before anything else, so a file it left half made starts
+     * so too; a .npy file numpy wrote does not (its HEADER_LEN is not 4086).
+     */
+    public static boolean hasSegmentMark(byte[] first) {
+        int headerLen = (int) DATA_OFFSET - 10;
+        return first.length >= MARK_LENGTH && java.util.Arrays.equals(first, 0, NPY_MAGIC.length, NPY_MAGIC, 0, NPY_MAGIC.length)
+                && first[8] == (byte) headerLen && first[9] == (byte) (headerLen >>> 8);
     }
 
     /** Bytes 0 .. n of the header: magic, version, HEADER_LEN and the dict; spaces follow. */

@@ -36,7 +36,8 @@ public final class SegmentFile implements AutoCloseable {
      * @param readWrite   O_RDWR (attach) rather than O_RDONLY (inspect, sweep, rm)
      * @param trustedUid  which owners are accepted besides this process's effective uid
      * @param verb        what the caller does, for messages: "attach", "inspect", ...
-     * @throws SegmentNotFoundException if nothing is at path
+     * @throws SegmentNotFoundException if nothing is at path, or nothing can be (a path or name
+     *         longer than the kernel takes, a part of the path that is not a directory)
      * @throws InvalidSegmentException if what is there is not a regular, trusted, fully
      *         allocated file
      */
@@ -66,6 +67,14 @@ public final class SegmentFile implements AutoCloseable {
             int errno = Libc.errno();
             throw switch (errno) {
                 case Libc.ENOENT -> new SegmentNotFoundException("cannot " + verb + " " + p + ": it does not exist");
+                // no file can be there: a name too long for the file system, or a file where a directory should be
+                case Libc.ENAMETOOLONG -> new SegmentNotFoundException("cannot " + verb + " " + p + ": no file can have this path ("
+                        + "the kernel refuses it as too long: a path has at most 4095 bytes, a name in it at most 255)");
+                case Libc.ENOTDIR -> new SegmentNotFoundException("cannot " + verb + " " + p + ": it does not exist (a part of the path"
+                        + " before its last name is not a directory)");
+                case Libc.EROFS -> refused(verb, p, "is on a read-only file system; segments are written in place");
+                case Libc.ETXTBSY -> refused(verb, p, "is a program being run; segments are regular files of data");
+                case Libc.ENODEV -> refused(verb, p, "is a device without a driver; segments are regular files");
                 case Libc.ELOOP -> refused(verb, p, "is a symbolic link; segments are regular files");
                 case Libc.EISDIR -> refused(verb, p, "is a directory; segments are regular files");
                 case Libc.ENXIO -> refused(verb, p, "is a socket or a device without a reader; segments are regular files");

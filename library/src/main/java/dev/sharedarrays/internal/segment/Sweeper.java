@@ -1,5 +1,6 @@
 package dev.sharedarrays.internal.segment;
 
+import dev.sharedarrays.internal.os.FileStat;
 import dev.sharedarrays.internal.os.Libc;
 import dev.sharedarrays.internal.os.Proc;
 
@@ -8,6 +9,9 @@ import dev.sharedarrays.Lifetime;
 import dev.sharedarrays.SegmentInfo;
 import dev.sharedarrays.SegmentNotFoundException;
 import dev.sharedarrays.SharedArrayException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,9 +73,13 @@ public final class Sweeper {
     }
 
     /**
-     * A create's temporary file: ours (owner) and lockable (a live creator holds LOCK_SH on it
-     * from the moment it made it), and its creator, named in the file name, is gone. It need not
-     * be a valid segment: a create may have died at any step.
+     * A create's temporary file, removed only if it provably is one whose creator died: its
+     * creator, named in the file name, is gone; it is a regular file of this user with one link
+     * (a hard link to a file kept elsewhere has two); no process holds it (a live creator holds
+     * LOCK_SH from the moment it made it); and its content is what a create leaves at any step:
+     * nothing (killed before its first write), or whole pages that start with the segment mark
+     * (a create writes its header page first). Anything else under such a name (a text file, a
+     * copy of another file, a .npy file numpy wrote) is not ours and stays.
      */
     private static boolean sweepTemp(Path p, boolean dryRun) {
         long[] creator = Names.tempCreator(p.getFileName().toString());
@@ -79,7 +87,24 @@ public final class Sweeper {
             return false;
         }
         try (SegmentFile f = SegmentFile.openOwn(p, "sweep")) {
+            if (!f.tryLockExclusive()) {
+                return false;
+            }
+            // looked at under the lock: no create is writing it any more
+            FileStat s = Libc.fstat(f.fd(), p.toString());
+            if (s.nlink() != 1 || !(s.size() == 0 || s.size() % SegmentDescriptor.PAGE == 0 && hasSegmentMark(f))) {
+                return false;
+            }
             return removeLocked(f, dryRun);
+        }
+    }
+
+    /** True if f's first bytes, read through its descriptor, are the mark every segment starts with. */
+    private static boolean hasSegmentMark(SegmentFile f) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment first = a.allocate(SegmentDescriptor.MARK_LENGTH);
+            return Libc.pread(f.fd(), first, 0) == first.byteSize()
+                    && SegmentDescriptor.hasSegmentMark(first.toArray(ValueLayout.JAVA_BYTE));
         }
     }
 

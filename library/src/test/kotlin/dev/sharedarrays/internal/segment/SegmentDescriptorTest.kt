@@ -124,4 +124,16 @@ class SegmentDescriptorTest : FunSpec({
             it.backend() shouldBe Backend.MEMFD
         }
     }
+
+    test("every segment header has the segment mark; numpy's header and other magic-only prefixes do not") {
+        for ((descr, shape) in listOf("<f8" to longArrayOf(2, 3), "|u1" to longArrayOf(1), "<i2" to LongArray(8) { 2 })) {
+            SegmentDescriptor.hasSegmentMark(SegmentDescriptor.npyHeader(descr, shape)) shouldBe true
+        }
+        // what numpy writes for np.arange(496.0): HEADER_LEN 118
+        val numpy = byteArrayOf(0x93.toByte(), 'N'.code.toByte(), 'U'.code.toByte(), 'M'.code.toByte(), 'P'.code.toByte(),
+            'Y'.code.toByte(), 1, 0, 118, 0)
+        SegmentDescriptor.hasSegmentMark(numpy) shouldBe false
+        SegmentDescriptor.hasSegmentMark(numpy.copyOf(6)) shouldBe false
+        SegmentDescriptor.hasSegmentMark(ByteArray(10)) shouldBe false
+    }
 })

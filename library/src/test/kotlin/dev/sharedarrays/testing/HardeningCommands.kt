@@ -1,0 +1,74 @@
+package dev.sharedarrays.testing
+
+import dev.sharedarrays.Backend
+import dev.sharedarrays.CreateOptions
+import dev.sharedarrays.F64
+import dev.sharedarrays.SharedArrays
+import dev.sharedarrays.SharedNDArray
+import java.lang.foreign.FunctionDescriptor
+import java.lang.foreign.Linker
+import java.lang.foreign.MemorySegment
+import java.lang.foreign.ValueLayout.ADDRESS
+import java.lang.foreign.ValueLayout.JAVA_INT
+import java.lang.foreign.ValueLayout.JAVA_LONG
+
+/**
+ * Child commands for the hardening tests:
+ *  - `create-loop <elements>`: print `LOOPING`, then create and close f64 shm arrays of that many
+ *     elements until killed (a SIGKILL at a random moment leaves a create's temporary file)
+ *  - `map-exhaust <backend> <maps to leave>`: use up this process's mappings (vm.max_map_count)
+ *     with PROT_NONE pages split off one reservation until about that many are left, then
+ *     create 1-element arrays of the backend until one fails; print `CREATED <n>` and
+ *     `FAILED <class> <message>` (or `NO-FAILURE` after 1,000,000)
+ */
+object HardeningCommands {
+    fun run(args: Array<String>): Boolean {
+        when (args[0]) {
+            "create-loop" -> {
+                println("LOOPING")
+                System.out.flush()
+                val opts = CreateOptions.defaults().backend(Backend.SHM)
+                while (true) SharedArrays.create(F64.TYPE, longArrayOf(args[1].toLong()), opts).close()
+            }
+            "map-exhaust" -> mapExhaust(Backend.parse(args[1]), args[2].toInt())
+            else -> return false
+        }
+        return true
+    }
+
+    private fun mapExhaust(backend: Backend, leave: Int) {
+        val linker = Linker.nativeLinker()
+        val lookup = linker.defaultLookup()
+        val mmap = linker.downcallHandle(lookup.find("mmap").orElseThrow(),
+            FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG))
+        val mprotect = linker.downcallHandle(lookup.find("mprotect").orElseThrow(),
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT))
+        // as in a program that has used arrays before: what a first create and close load is loaded
+        SharedArrays.create(F64.TYPE, longArrayOf(1), CreateOptions.defaults().backend(backend)).close()
+        val limit = java.io.File("/proc/sys/vm/max_map_count").readText().trim().toInt()
+        val used = java.io.File("/proc/self/maps").readLines().size
+        val pages = (limit - used - leave).coerceAtLeast(2).toLong() // each mprotect below adds 2 mappings
+        // one reservation, no memory behind it; every other page made readable splits it into one more mapping
+        val base = (mmap.invokeWithArguments(MemorySegment.NULL, pages * 4096, 0, 0x22, -1, 0L) as MemorySegment).address()
+        check(base != -1L) { "mmap of the reservation failed" }
+        for (i in 1 until pages step 2) {
+            if (mprotect.invokeWithArguments(MemorySegment.ofAddress(base + i * 4096), 4096L, 1) as Int != 0) break
+        }
+        println("MAPS ${java.io.File("/proc/self/maps").readLines().size} of $limit")
+        System.out.flush()
+        val held = ArrayList<SharedNDArray<F64>>()
+        val opts = CreateOptions.defaults().backend(backend)
+        val failure = try {
+            while (held.size < 1_000_000) held += SharedArrays.create(F64.TYPE, longArrayOf(1), opts)
+            null
+        } catch (e: Exception) {
+            e
+        }
+        val created = held.size
+        // mappings back before this process prints anything (its own first string building may need some)
+        held.forEach { it.close() }
+        println("CREATED $created")
+        println(if (failure == null) "NO-FAILURE" else "FAILED ${failure.javaClass.simpleName} ${failure.message}")
+        System.out.flush()
+    }
+}
