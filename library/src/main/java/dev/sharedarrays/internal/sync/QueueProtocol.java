@@ -244,6 +244,16 @@ public final class QueueProtocol {
         return out;
     }
 
+    /**
+     * {@link #pending()} of a queue that no process has open (a sweep holds it exclusively). Empty
+     * if a live process holds its mutex: such words were copied from a queue in use (its holder
+     * never lets go of this copy), and waiting for them would never end.
+     */
+    public List<QueueMessage> pendingOfUnusedQueue() {
+        long holder = (long) LONG_VH.getVolatile(d, MUTEX_OFFSET);
+        return holder != 0 && Proc.identAlive(holder) ? List.of() : pending();
+    }
+
     private void lock() {
         ProcessMutex.lock(d, MUTEX_OFFSET);
         // a complete cell past the tail: its sender died after writing it; publish it
