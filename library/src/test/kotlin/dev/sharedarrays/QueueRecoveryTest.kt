@@ -1,6 +1,7 @@
 package dev.sharedarrays
 
 import dev.sharedarrays.testing.ChildJvm
+import dev.sharedarrays.testing.scratchDir
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.longs.shouldBeLessThan
 import io.kotest.matchers.nulls.shouldBeNull
@@ -15,8 +16,26 @@ import kotlin.concurrent.thread
  * Queues whose processes are gone, across real child JVMs: the pool slots in flight in a queue
  * whose processes were all killed come back (by sweep, or by an acquire that finds none free),
  * and a producer that exits normally without close() has left, not died.
+ *
+ * This JVM and its children use a shm directory of their own: other processes of this user sweep
+ * /dev/shm too, and one that removed a dead queue of these tests first (with a version that does
+ * not give slots back) would make them fail for a reason that is not theirs.
  */
 class QueueRecoveryTest : FunSpec({
+    val dir = scratchDir("queue-recovery")
+    val env = mapOf("SHARED_ARRAYS_DIR" to dir.absolutePath)
+    // the shm directory is read from the environment once per process; this process's is set here
+    val shmDirectory = Class.forName("dev.sharedarrays.internal.backend.ShmBackend").getDeclaredField("directory")
+        .apply { isAccessible = true }
+    var saved: Any? = null
+    beforeSpec {
+        saved = shmDirectory.get(null)
+        shmDirectory.set(null, dir.toPath())
+    }
+    afterSpec { shmDirectory.set(null, saved) }
+    afterTest { dir.list()!!.toList() shouldBe emptyList() }
+
+    fun child(vararg args: String) = ChildJvm(*args, env = env)
 
     fun shmPool(slots: Int) = ArrayPool.create(F64.TYPE, slots, longArrayOf(4), CreateOptions.defaults().backend(Backend.SHM))
 
@@ -31,15 +50,15 @@ class QueueRecoveryTest : FunSpec({
         shmPool(8).use { pool ->
             val children = mutableListOf<ChildJvm>()
             try {
-                val creator = ChildJvm("slot-fill", "new", pool.handle().toString(), "3").also { children += it }
+                val creator = child("slot-fill", "new", pool.handle().toString(), "3").also { children += it }
                 val q = creator.expectLine("QUEUE")
                 creator.expectLine("SENT")
-                val sender = ChildJvm("slot-fill", q, pool.handle().toString(), "2").also { children += it }
+                val sender = child("slot-fill", q, pool.handle().toString(), "2").also { children += it }
                 sender.expectLine("SENT")
-                val consumer = ChildJvm("q-hold", q).also { children += it } // receives one slot and holds it
+                val consumer = child("q-hold", q).also { children += it } // receives one slot and holds it
                 consumer.expectLine("HOLDING")
                 // another queue, whose process stays alive: its slot must stay in flight
-                val live = ChildJvm("slot-fill", "new", pool.handle().toString(), "1").also { children += it }
+                val live = child("slot-fill", "new", pool.handle().toString(), "1").also { children += it }
                 live.expectLine("QUEUE")
                 live.expectLine("SENT")
                 pool.free() shouldBe 2
@@ -69,10 +88,10 @@ class QueueRecoveryTest : FunSpec({
         shmPool(3).use { pool ->
             val children = mutableListOf<ChildJvm>()
             try {
-                val creator = ChildJvm("slot-fill", "new", pool.handle().toString(), "2").also { children += it }
+                val creator = child("slot-fill", "new", pool.handle().toString(), "2").also { children += it }
                 val q = creator.expectLine("QUEUE")
                 creator.expectLine("SENT")
-                val sender = ChildJvm("slot-fill", q, pool.handle().toString(), "1").also { children += it }
+                val sender = child("slot-fill", q, pool.handle().toString(), "1").also { children += it }
                 sender.expectLine("SENT")
                 pool.free() shouldBe 0
                 val path = queuePath(q)
@@ -99,7 +118,7 @@ class QueueRecoveryTest : FunSpec({
     test("a producer that returns from main without close(): its consumer gets every message, then waits, never 'died'") {
         ArrayQueue.create(16, CreateOptions.defaults().backend(Backend.SHM)).use { q ->
             shmPool(4).use { pool ->
-                ChildJvm("slot-exit", q.handle().toString(), pool.handle().toString(), "3").use { child ->
+                child("slot-exit", q.handle().toString(), pool.handle().toString(), "3").use { child ->
                     child.expectLine("SENT")
                     repeat(3) { k -> q.receive(F64.TYPE, Duration.ofSeconds(5))!!.use { it.getDouble(1) shouldBe k.toDouble() } }
                     var error: Throwable? = null
@@ -119,7 +138,7 @@ class QueueRecoveryTest : FunSpec({
 
     test("a producer that created the queue and returns from main without close(): its exit ends the queue, the consumer gets null after draining") {
         shmPool(4).use { pool ->
-            ChildJvm("slot-exit", "new", pool.handle().toString(), "3").use { child ->
+            child("slot-exit", "new", pool.handle().toString(), "3").use { child ->
                 ArrayQueue.attach(child.expectLine("QUEUE")).use { q ->
                     child.send("go")
                     child.expectLine("SENT")
