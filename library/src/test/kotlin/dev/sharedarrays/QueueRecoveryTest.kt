@@ -46,7 +46,7 @@ class QueueRecoveryTest : FunSpec({
         while (!done() && System.nanoTime() < deadline) Thread.sleep(10)
     }
 
-    test("every process of a queue SIGKILLed with pool slots in flight: sweep removes it and frees exactly its slots") {
+    test("every process of a queue SIGKILLed with pool slots in flight: sweep (and rm) removes it and frees exactly its slots") {
         shmPool(8).use { pool ->
             val children = mutableListOf<ChildJvm>()
             try {
@@ -59,7 +59,7 @@ class QueueRecoveryTest : FunSpec({
                 consumer.expectLine("HOLDING")
                 // another queue, whose process stays alive: its slot must stay in flight
                 val live = child("slot-fill", "new", pool.handle().toString(), "1").also { children += it }
-                live.expectLine("QUEUE")
+                val liveQueue = live.expectLine("QUEUE")
                 live.expectLine("SENT")
                 pool.free() shouldBe 2
                 val path = queuePath(q)
@@ -71,8 +71,9 @@ class QueueRecoveryTest : FunSpec({
                 SharedArrays.sweep(false)
                 pool.free() shouldBe 7 // nothing freed twice, nothing taken from the live queue
 
+                // rm (without --force) of a queue no process holds gives its slots back too
                 live.kill()
-                SharedArrays.sweep(false)
+                SharedArrays.remove(ArrayHandle.parse(liveQueue), false)
                 pool.free() shouldBe 8
                 val all = List(8) { pool.acquire(Duration.ofSeconds(1)) }
                 pool.free() shouldBe 0
@@ -115,22 +116,26 @@ class QueueRecoveryTest : FunSpec({
         }
     }
 
-    test("a producer that returns from main without close(): its consumer gets every message, then waits, never 'died'") {
-        ArrayQueue.create(16, CreateOptions.defaults().backend(Backend.SHM)).use { q ->
-            shmPool(4).use { pool ->
-                child("slot-exit", q.handle().toString(), pool.handle().toString(), "3").use { child ->
-                    child.expectLine("SENT")
-                    repeat(3) { k -> q.receive(F64.TYPE, Duration.ofSeconds(5))!!.use { it.getDouble(1) shouldBe k.toDouble() } }
-                    var error: Throwable? = null
-                    val waiter = thread { error = runCatching { q.receive(Duration.ofMillis(1500)) }.exceptionOrNull() }
-                    Thread.sleep(200) // blocked on the empty queue
-                    child.send("exit")
-                    child.waitForExit() shouldBe 0
-                    waiter.join(10_000)
-                    println("consumer of a producer that exited without close: ${error?.javaClass?.simpleName}: ${error?.message}")
-                    error.shouldBeInstanceOf<WaitTimeoutException>() // the producer left; the queue is not ended
-                    q.isEnded() shouldBe false
-                    pool.free() shouldBe 4
+    for (dropped in listOf(false, true)) {
+        val how = if (dropped) "and its queue object unreachable and collected" else "with its queue object still reachable"
+        test("a producer that returns from main without close(), $how: its consumer gets every message, then waits, never 'died'") {
+            ArrayQueue.create(16, CreateOptions.defaults().backend(Backend.SHM)).use { q ->
+                shmPool(4).use { pool ->
+                    val args = listOf("slot-exit", q.handle().toString(), pool.handle().toString(), "3") + if (dropped) listOf("drop") else emptyList()
+                    child(*args.toTypedArray()).use { child ->
+                        child.expectLine("SENT") shouldBe if (dropped) "collected=true" else ""
+                        repeat(3) { k -> q.receive(F64.TYPE, Duration.ofSeconds(5))!!.use { it.getDouble(1) shouldBe k.toDouble() } }
+                        var error: Throwable? = null
+                        val waiter = thread { error = runCatching { q.receive(Duration.ofMillis(1500)) }.exceptionOrNull() }
+                        Thread.sleep(200) // blocked on the empty queue
+                        child.send("exit")
+                        child.waitForExit() shouldBe 0
+                        waiter.join(10_000)
+                        println("consumer of a producer that exited without close ($how): ${error?.javaClass?.simpleName}: ${error?.message}")
+                        error.shouldBeInstanceOf<WaitTimeoutException>() // the producer left; the queue is not ended
+                        q.isEnded() shouldBe false
+                        pool.free() shouldBe 4
+                    }
                 }
             }
         }

@@ -6,6 +6,8 @@ import dev.sharedarrays.ArrayQueue
 import dev.sharedarrays.Backend
 import dev.sharedarrays.CreateOptions
 import dev.sharedarrays.F64
+import java.lang.ref.Reference
+import java.lang.ref.WeakReference
 import java.time.Duration
 
 /**
@@ -13,9 +15,10 @@ import java.time.Duration
  * ([dev.sharedarrays.QueueRecoveryTest]). Slot k sent by a child holds [pid, k].
  *  - `slot-fill <queue|new> <pool> <n>`: attach the queue (`new`: create an OWNER shm queue of 16
  *     and print `QUEUE <handle>`), send n slots of the F64 pool, print `SENT`, sleep
- *  - `slot-exit <queue|new> <pool> <n>`: the same queue (`new`: print `QUEUE <handle>`, then wait for
- *     `go` on stdin), send n slots, print `SENT`, wait for `exit` on stdin, then return from main
- *     without closing the queue or the pool
+ *  - `slot-exit <queue|new> <pool> <n> [drop]`: the same queue (`new`: print `QUEUE <handle>`, then
+ *     wait for `go` on stdin), send n slots, print `SENT`, wait for `exit` on stdin, then return from
+ *     main without closing the queue or the pool. With `drop` the queue and pool objects are left
+ *     unreachable and collected before `SENT`, which then says whether the queue was: `SENT collected=<bool>`
  */
 object SlotCommands {
     fun run(args: Array<String>): Boolean {
@@ -28,19 +31,37 @@ object SlotCommands {
                 Thread.sleep(Long.MAX_VALUE)
             }
             "slot-exit" -> {
-                val q = queue(args[1])
-                if (args[1] == "new") {
-                    check(readlnOrNull() == "go") { "expected go" }
+                val drop = args.size > 4 && args[4] == "drop"
+                val (kept, q) = sendAndKeep(args[1], args[2], args[3].toInt(), keep = !drop)
+                if (drop) {
+                    repeat(20) {
+                        if (q.get() != null) {
+                            System.gc()
+                            Thread.sleep(10)
+                        }
+                    }
+                    println("SENT collected=${q.get() == null}")
+                } else {
+                    println("SENT")
                 }
-                send(q, args[2], args[3].toInt())
-                println("SENT")
                 System.out.flush()
                 check(readlnOrNull() == "exit") { "expected exit" }
-                // no close: the shutdown hook must close q (and the pool) so that this process left, not died
+                // no close: the shutdown hook must close the queue (and the pool) so that this process left, not died
+                Reference.reachabilityFence(kept)
             }
             else -> return false
         }
         return true
+    }
+
+    /** slot-exit's queue and sends: the queue if [keep] (else null), and a weak reference to it. */
+    private fun sendAndKeep(which: String, pool: String, n: Int, keep: Boolean): Pair<ArrayQueue?, WeakReference<ArrayQueue>> {
+        val q = queue(which)
+        if (which == "new") {
+            check(readlnOrNull() == "go") { "expected go" }
+        }
+        send(q, pool, n)
+        return Pair(if (keep) q else null, WeakReference(q))
     }
 
     private fun queue(which: String): ArrayQueue {
