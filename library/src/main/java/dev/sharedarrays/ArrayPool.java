@@ -32,11 +32,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * whose processes all died goes back when a sweep removes that queue ({@link SharedArrays#sweep},
  * {@code sharedarrays sweep} or {@code rm}, or the background sweep), and an {@link #acquire}
  * that waits while slots stay in flight starts that sweep of the shm directory itself (at most
- * once a second; not with {@code SHARED_ARRAYS_AUTO_SWEEP=0}). Slots in flight in a memfd queue,
- * or a queue file removed by hand, are not given back: the pool cannot prove such a queue gone. Closing the pool returns the slots this instance still
- * holds and unmaps it (its slot arrays then throw {@link IllegalStateException}); the creator's
- * close of an {@link Lifetime#OWNER} pool also removes its name, while attached processes keep
- * their mappings until they close.
+ * once a second; not with {@code SHARED_ARRAYS_AUTO_SWEEP=0}). Slots in flight in a memfd queue
+ * whose processes all died, or in a queue file removed by hand, stay taken: no one can read that
+ * queue any more, and a pool cannot tell such a queue from a live one.
+ *
+ * <p>Closing the pool returns the slots this instance still holds and unmaps it (its slot arrays
+ * then throw {@link IllegalStateException}); the creator's close of an {@link Lifetime#OWNER} pool
+ * also removes its name, while attached processes keep their mappings until they close. At a
+ * normal JVM exit the shutdown hook closes the pools still open, after the queues.
  *
  * <p><b>Locks.</b> A slot array's bulk operations take no lock ({@link SharedNDArray#isLocking()} is
  * false): its owner is its only user, and the pool has one lock for all its slots.

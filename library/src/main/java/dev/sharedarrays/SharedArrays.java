@@ -290,7 +290,8 @@ public final class SharedArrays {
 
     /**
      * Removes one of our segments by handle (shm or file); without {@code force} only if no
-     * process has it open (no process holds its flock), as {@code sharedarrays rm} does.
+     * process has it open (no process holds its flock), as {@code sharedarrays rm} does. The pool
+     * slots in flight in a queue removed while no process had it open go back to their pools.
      *
      * @throws SharedArrayException if {@code !force} and live processes have the segment open;
      *         the message names the pids its attach slots record

@@ -45,18 +45,6 @@ public final class Sweeper {
      * the last chance to read it. The layers above pass one in, so that this package needs none of them.
      */
     public interface BeforeRemove {
-        /** Does nothing. */
-        BeforeRemove NOTHING = new BeforeRemove() {
-            @Override
-            public boolean wants(SegmentInfo info) {
-                return false;
-            }
-
-            @Override
-            public void accept(SegmentInfo info, MemorySegment data) {
-            }
-        };
-
         /** Whether {@link #accept} must see this segment's data (it is mapped only then). */
         boolean wants(SegmentInfo info);
 
@@ -67,14 +55,10 @@ public final class Sweeper {
         void accept(SegmentInfo info, MemorySegment data);
     }
 
-    /** Removes unused non-persistent segments and dead creates' temporary files in these directories; returns their paths. */
-    public static List<Path> sweep(List<Path> directories, boolean dryRun) {
-        return sweep(directories, dryRun, BeforeRemove.NOTHING);
-    }
-
     /**
-     * {@link #sweep(List, boolean)}, showing each segment to {@code before} just before it is
-     * unlinked (not in a dry run).
+     * Removes unused non-persistent segments and dead creates' temporary files in these
+     * directories, showing each segment to {@code before} just before it is unlinked (not in a dry
+     * run); returns their paths.
      */
     public static List<Path> sweep(List<Path> directories, boolean dryRun, BeforeRemove before) {
         List<Path> removed = new ArrayList<>();
@@ -176,7 +160,8 @@ public final class Sweeper {
     /**
      * Removes the segment at path. Without {@code force} only if no process holds it (its
      * flock(LOCK_EX|LOCK_NB) succeeds); with it whoever is attached (they keep their mappings).
-     * Either way only the file opened and checked here is unlinked.
+     * Either way only the file opened and checked here is unlinked. If no process held it, it is
+     * shown to {@code before} just before (not when {@code force} removes it from under its users).
      *
      * @throws InvalidSegmentException if the file is not one of our segments (not a regular
      *         file, another user's, sparse, or without a valid control block)
@@ -184,14 +169,6 @@ public final class Sweeper {
      *         meanwhile (the file now there is left alone)
      * @throws SharedArrayException if {@code !force} and live processes hold the segment; the
      *         message names their pids
-     */
-    public static Path remove(Path p, boolean force) {
-        return remove(p, force, BeforeRemove.NOTHING);
-    }
-
-    /**
-     * {@link #remove(Path, boolean)}, showing the segment to {@code before} just before it is
-     * unlinked if no process holds it (not when {@code force} removes it from under its users).
      */
     public static Path remove(Path p, boolean force, BeforeRemove before) {
         try (SegmentFile f = SegmentFile.open(p, false, uid -> false, "remove")) {
