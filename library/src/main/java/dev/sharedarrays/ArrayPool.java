@@ -2,12 +2,14 @@ package dev.sharedarrays;
 
 import dev.sharedarrays.internal.backend.Backends;
 import dev.sharedarrays.internal.os.Proc;
+import dev.sharedarrays.internal.segment.Registry;
 import dev.sharedarrays.internal.segment.Segment;
 import dev.sharedarrays.internal.segment.SegmentDescriptor;
 import dev.sharedarrays.internal.sync.PoolProtocol;
 import dev.sharedarrays.internal.sync.SlotLease;
 import dev.sharedarrays.internal.sync.WaitThreads;
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.WeakReference;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -26,10 +28,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  * closing that array returns the slot, and sending it through an {@link ArrayQueue} moves it to
  * the receiver without a copy. A slot has one owner at a time: a process, or a queue while in
  * flight. A slot whose owning process died is free again within about 50 ms for an
- * {@link #acquire} waiting for one, and at every {@link #free()}. Closing the pool returns the slots this instance still
- * holds and unmaps it (its slot arrays then throw {@link IllegalStateException}); the creator's
- * close of an {@link Lifetime#OWNER} pool also removes its name, while attached processes keep
- * their mappings until they close.
+ * {@link #acquire} waiting for one, and at every {@link #free()}. A slot in flight in a queue
+ * whose processes all died goes back when a sweep removes that queue ({@link SharedArrays#sweep},
+ * {@code sharedarrays sweep} or {@code rm}, or the background sweep), and an {@link #acquire}
+ * that waits while slots stay in flight starts that sweep of the shm directory itself (at most
+ * once a second; not with {@code SHARED_ARRAYS_AUTO_SWEEP=0}). Slots in flight in a memfd queue
+ * whose processes all died, or in a queue file removed by hand, stay taken: no one can read that
+ * queue any more, and a pool cannot tell such a queue from a live one.
+ *
+ * <p>Closing the pool returns the slots this instance still holds and unmaps it (its slot arrays
+ * then throw {@link IllegalStateException}); the creator's close of an {@link Lifetime#OWNER} pool
+ * also removes its name, while attached processes keep their mappings until they close. At a
+ * normal JVM exit the shutdown hook closes the pools still open, after the queues.
  *
  * <p><b>Locks.</b> A slot array's bulk operations take no lock ({@link SharedNDArray#isLocking()} is
  * false): its owner is its only user, and the pool has one lock for all its slots.
@@ -40,6 +50,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * @param <T> the element type of the slots
  */
 public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
+    /** How long an acquire waits between two looks at the slots in flight. */
+    private static final long STUCK_LOOK_NANOS = 250_000_000L;
+
     private final SharedNDArray<T> array;
     private final int slots;
     private final long[] slotShape;
@@ -47,11 +60,26 @@ public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
     /** Where the next acquire starts looking, so that slots are used round-robin. */
     private final AtomicInteger next = new AtomicInteger();
 
+    /** Closes this pool at normal exit, after the queues and before the arrays; forgotten by {@link #close()}. */
+    private final Runnable atExit;
+
     private ArrayPool(SharedNDArray<T> array, int slots) {
         this.array = array;
         this.slots = slots;
         long[] shape = array.shape();
         this.slotShape = Arrays.copyOfRange(shape, 1, shape.length);
+        this.atExit = exitClose(new WeakReference<>(this));
+        Registry.atExit(atExit, Registry.ExitStage.POOLS);
+    }
+
+    /** Closes the pool if it was not collected (held weakly: the registry must not keep it). */
+    private static Runnable exitClose(WeakReference<ArrayPool<?>> pool) {
+        return () -> {
+            ArrayPool<?> p = pool.get();
+            if (p != null) {
+                p.close();
+            }
+        };
     }
 
     /**
@@ -179,12 +207,53 @@ public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
     }
 
     private SharedNDArray<T> acquire(long nanos, java.util.function.BooleanSupplier cancelled, Duration timeout) {
-        int i = PoolProtocol.acquire(control(), slots, nanos, cancelled, next.getAndIncrement() & Integer.MAX_VALUE);
-        if (i < 0) {
-            throw new WaitTimeoutException("no slot of pool " + handle() + " came free within " + timeout + " (all " + slots
-                    + " are held: " + PoolProtocol.inFlight(control(), slots) + " in queues, the rest by live processes)");
+        boolean forever = nanos == Long.MAX_VALUE;
+        long start = System.nanoTime();
+        long[] inFlight = null;
+        while (true) {
+            long left = forever ? Long.MAX_VALUE : nanos - (System.nanoTime() - start);
+            // waits in looks of STUCK_LOOK_NANOS: between two, slots that stayed in flight may be in a dead queue
+            int i = PoolProtocol.acquire(control(), slots, Math.max(0, Math.min(left, STUCK_LOOK_NANOS)), cancelled,
+                    next.getAndIncrement() & Integer.MAX_VALUE);
+            if (i >= 0) {
+                return adopt(i);
+            }
+            if (left <= STUCK_LOOK_NANOS) {
+                throw new WaitTimeoutException("no slot of pool " + handle() + " came free within " + timeout + " (all " + slots
+                        + " are held: " + PoolProtocol.inFlight(control(), slots) + " in queues, the rest by live processes)");
+            }
+            inFlight = lookForDeadQueues(inFlight);
         }
-        return adopt(i);
+    }
+
+    /**
+     * The owner words of the slots in flight now. If one of them was in flight at the previous
+     * look too (no receiver took it meanwhile while the pool stayed exhausted), its queue may be
+     * one whose processes all died: starts the background sweep that removes such queues and
+     * frees their slots (rate-limited; the freed slot wakes the acquire). A slow consumer makes
+     * it sweep for nothing, never lose a message: only queues no process has open are removed.
+     */
+    private long[] lookForDeadQueues(long[] before) {
+        MemorySegment c = control();
+        long[] now = new long[slots];
+        int n = 0;
+        for (int i = 0; i < slots; i++) {
+            long o = PoolProtocol.owner(c, i);
+            if ((o & PoolProtocol.IN_QUEUE) != 0) {
+                now[n++] = o;
+            }
+        }
+        now = Arrays.copyOf(now, n);
+        Arrays.sort(now);
+        if (before != null) {
+            for (long o : now) {
+                if (Arrays.binarySearch(before, o) >= 0) {
+                    Backends.sweepForStuckSlots();
+                    break;
+                }
+            }
+        }
+        return now;
     }
 
     /** Slot i, which this process owns now, as an array whose close frees it. */
@@ -218,6 +287,7 @@ public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
         if (array.isClosed()) {
             return;
         }
+        Registry.forget(atExit);
         for (SlotLease l : held) {
             l.release();
         }

@@ -2,6 +2,7 @@ package dev.sharedarrays;
 
 import dev.sharedarrays.internal.backend.Backends;
 import dev.sharedarrays.internal.os.Proc;
+import dev.sharedarrays.internal.segment.Registry;
 import dev.sharedarrays.internal.segment.Segment;
 import dev.sharedarrays.internal.sync.PoolProtocol;
 import dev.sharedarrays.internal.sync.QueueDescriptor;
@@ -9,6 +10,7 @@ import dev.sharedarrays.internal.sync.QueueMessage;
 import dev.sharedarrays.internal.sync.QueueProtocol;
 import dev.sharedarrays.internal.sync.SlotLease;
 import dev.sharedarrays.internal.sync.WaitThreads;
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -42,8 +44,21 @@ import java.util.function.Supplier;
  * still ends at its timeout (a {@link WaitTimeoutException} that names the stopped pid), the
  * {@code try} forms return at once, and {@link #end()} and {@link #close()} still complete.
  *
+ * <p><b>Leaving is not dying.</b> A process whose queue instances are closed ({@link #close()},
+ * or the shutdown hook, which closes the queues still open at a normal JVM exit, before pools and
+ * arrays) has left: it is never among the "died" of a {@link QueueAbandonedException}. Leaving
+ * does not end the queue, since other producers may register later: once every producer has left,
+ * a receiver on the empty queue keeps waiting for a message or {@link #end()}, and gets a
+ * {@link WaitTimeoutException} when its timeout runs out. A stream ends cleanly (receivers drain
+ * it, then get null) when some process calls {@link #end()}, or when the creator of an
+ * {@link Lifetime#OWNER} queue closes it, which its normal exit also does. So a producer that
+ * should end the stream calls {@code end()} before it exits, unless it created the queue.
+ *
  * <p><b>Ownership.</b> The creator's {@link #close()} of an {@link Lifetime#OWNER} queue ends it
  * and removes its name; attached processes keep draining their mapping. Others' close detaches.
+ * A queue whose processes all died (or exited) is removed by the next sweep unless it is
+ * {@link Lifetime#PERSISTENT}; the pool slots in flight in it then go back to their pools (see
+ * {@link ArrayPool}).
  *
  * <p><b>Threads.</b> Thread-safe; FIFO for each producer. {@link #send} and {@link #receive} block
  * the calling thread (spinning briefly, then sleeping on a futex: no polling); their
@@ -60,13 +75,51 @@ public final class ArrayQueue implements AutoCloseable {
     private volatile boolean closing;
     /** Sends and receives in progress in this instance; close waits for them before it unmaps. */
     private final AtomicInteger busy = new AtomicInteger();
-    /** This instance's producer and consumer words, -1 until it registers; guarded by this. */
-    private int producer = -1;
-    private int consumer = -1;
+    private final Peers peers = new Peers();
+    /** Closes this queue at normal exit (see {@link ExitClose}); forgotten by {@link #close()}. */
+    private final ExitClose atExit;
 
     private ArrayQueue(SharedNDArray<I64> array, int capacity) {
         this.array = array;
         this.protocol = new QueueProtocol(array.data(), capacity, array.handle().toString());
+        this.atExit = new ExitClose(this);
+        Registry.atExit(atExit, Registry.ExitStage.QUEUES);
+    }
+
+    /** This instance's producer and consumer words, -1 until it registers; written under the queue's monitor. */
+    private static final class Peers {
+        volatile int producer = -1;
+        volatile int consumer = -1;
+    }
+
+    /**
+     * What the shutdown hook runs at normal exit, before pools and arrays are closed: the queue's
+     * {@link #close()}, so that its producers and consumers count as left, not died, and the
+     * creator's exit ends an OWNER queue. It holds the queue weakly; if the queue was collected
+     * without close, it still leaves (and ends) through the words it keeps.
+     */
+    private static final class ExitClose implements Runnable {
+        private final WeakReference<ArrayQueue> queue;
+        private final SharedNDArray<I64> array;
+        private final QueueProtocol protocol;
+        private final Peers peers;
+
+        ExitClose(ArrayQueue q) {
+            this.queue = new WeakReference<>(q);
+            this.array = q.array;
+            this.protocol = q.protocol;
+            this.peers = q.peers;
+        }
+
+        @Override
+        public void run() {
+            ArrayQueue q = queue.get();
+            if (q != null) {
+                q.close();
+            } else if (!array.isClosed()) {
+                leave(array, protocol, peers);
+            }
+        }
     }
 
     /**
@@ -340,10 +393,10 @@ public final class ArrayQueue implements AutoCloseable {
     }
 
     private synchronized void register(boolean asProducer) {
-        if (asProducer && producer < 0) {
-            producer = protocol.register(true);
-        } else if (!asProducer && consumer < 0) {
-            consumer = protocol.register(false);
+        if (asProducer && peers.producer < 0) {
+            peers.producer = protocol.register(true);
+        } else if (!asProducer && peers.consumer < 0) {
+            peers.consumer = protocol.register(false);
         }
     }
 
@@ -369,7 +422,8 @@ public final class ArrayQueue implements AutoCloseable {
     }
 
     /**
-     * Lets go of the queue in this process: leaves as producer and consumer (not counted as dead),
+     * Lets go of the queue in this process: leaves as producer and consumer (not counted as dead;
+     * the shutdown hook does this for a queue still open at normal exit),
      * detaches the pools and arrays received through it, and detaches the queue. The creator's
      * close of an {@link Lifetime#OWNER} queue first ends it. If no one else has the queue open
      * (shm and file queues), the pool slots of the messages left in it go back to their pools.
@@ -380,6 +434,7 @@ public final class ArrayQueue implements AutoCloseable {
         if (array.isClosed()) {
             return;
         }
+        Registry.forget(atExit);
         closing = true;
         // waits in other threads see `closing` within one sleep slice; unmapping under them would fail
         long deadline = System.nanoTime() + 2_000_000_000L;
@@ -387,21 +442,26 @@ public final class ArrayQueue implements AutoCloseable {
             Thread.onSpinWait();
             Thread.yield();
         }
-        if (array.isOwner() && array.segment().facts().lifetime() == Lifetime.OWNER) {
-            protocol.end();
-        }
-        if (producer >= 0) {
-            protocol.leave(true, producer);
-        }
-        if (consumer >= 0) {
-            protocol.leave(false, consumer);
-        }
+        leave(array, protocol, peers);
         if (array.segment().isSoleUser()) {
             freePendingSlots();
         }
         pools.values().forEach(ArrayPool::close);
         arrays.values().forEach(SharedNDArray::close);
         array.close();
+    }
+
+    /** Ends the queue if this is the creator of an OWNER queue, and leaves as producer and consumer. */
+    private static void leave(SharedNDArray<I64> array, QueueProtocol protocol, Peers peers) {
+        if (array.isOwner() && array.segment().facts().lifetime() == Lifetime.OWNER) {
+            protocol.end();
+        }
+        if (peers.producer >= 0) {
+            protocol.leave(true, peers.producer);
+        }
+        if (peers.consumer >= 0) {
+            protocol.leave(false, peers.consumer);
+        }
     }
 
     /**

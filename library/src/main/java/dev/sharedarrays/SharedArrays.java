@@ -8,7 +8,6 @@ import dev.sharedarrays.internal.io.NpyHeader;
 import dev.sharedarrays.internal.io.NpyReader;
 import dev.sharedarrays.internal.segment.Segment;
 import dev.sharedarrays.internal.segment.SegmentScan;
-import dev.sharedarrays.internal.segment.Sweeper;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -301,7 +300,8 @@ public final class SharedArrays {
 
     /**
      * Removes one of our segments by handle (shm or file); without {@code force} only if no
-     * process has it open (no process holds its flock), as {@code sharedarrays rm} does.
+     * process has it open (no process holds its flock), as {@code sharedarrays rm} does. The pool
+     * slots in flight in a queue removed while no process had it open go back to their pools.
      *
      * @throws SharedArrayException if {@code !force} and live processes have the segment open;
      *         the message names the pids its attach slots record
@@ -330,14 +330,17 @@ public final class SharedArrays {
      * unused when this process gets {@code flock(LOCK_EX|LOCK_NB)} on it (every process that has
      * it open holds LOCK_SH; the kernel drops it when a process dies) and no live process is
      * recorded in it. {@link Lifetime#PERSISTENT} segments, files of other users and files that
-     * are not segments, under any name, are never touched. Every {@code create} also starts
-     * one in the background for the shm directory, at most once every 5 seconds per process
-     * ({@code SHARED_ARRAYS_AUTO_SWEEP=0} turns that off).
+     * are not segments, under any name, are never touched. The pool slots still in flight in
+     * a queue it removes go back to their pools (if the pool can be attached and the slot is
+     * still in flight there): no one can receive those messages any more. Every {@code create}
+     * also starts one in the background for the shm directory, at most once every 5 seconds per
+     * process, and so does an {@link ArrayPool#acquire} that waits while slots stay in flight, at
+     * most once a second ({@code SHARED_ARRAYS_AUTO_SWEEP=0} turns both off).
      *
      * @param dryRun list what would be removed without removing it
      * @return the files removed (or that would be)
      */
     public static List<Path> sweep(boolean dryRun) {
-        return Sweeper.sweep(Backends.scanDirectories(), dryRun);
+        return Backends.sweep(Backends.scanDirectories(), dryRun);
     }
 }

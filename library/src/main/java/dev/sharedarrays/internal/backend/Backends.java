@@ -99,8 +99,25 @@ public final class Backends {
      * @throws IllegalArgumentException if the handle names no file (memfd, anonymous)
      */
     public static Path remove(ArrayHandle handle, boolean force) {
-        return bind(handle).file().map(p -> Sweeper.remove(p, force)).orElseThrow(() -> new IllegalArgumentException(
+        return bind(handle).file().map(p -> Sweeper.remove(p, force, DeadQueueSlots.INSTANCE)).orElseThrow(() -> new IllegalArgumentException(
                 handle.backend().id() + " arrays have no name to remove; they go when their last user closes them"));
+    }
+
+    /**
+     * Removes the unused segments of these directories (see {@link Sweeper#sweep}); the pool
+     * slots in flight in a queue it removes go back to their pools.
+     */
+    public static List<Path> sweep(List<Path> directories, boolean dryRun) {
+        return Sweeper.sweep(directories, dryRun, DeadQueueSlots.INSTANCE);
+    }
+
+    /**
+     * For a pool whose slots stay in flight while an acquire waits: starts a sweep of the shm
+     * directory on a daemon thread, which frees the slots of queues whose processes all died; at
+     * most once a second per process, never if {@code SHARED_ARRAYS_AUTO_SWEEP=0}.
+     */
+    public static void sweepForStuckSlots() {
+        AutoSweep.maybeStartForPool();
     }
 
     /** The directories ls and sweep look in, in the order of {@link Backend}. */

@@ -9,10 +9,13 @@ import dev.sharedarrays.Lifetime;
 import dev.sharedarrays.SegmentInfo;
 import dev.sharedarrays.SegmentNotFoundException;
 import dev.sharedarrays.SharedArrayException;
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -30,14 +33,36 @@ import java.util.stream.Collectors;
  * <p>Removal unlinks only the file that was opened and locked, checked again by identity
  * (st_dev, st_ino) just before: a name removed and re-created meanwhile is left alone. A file
  * that is not ours (another owner, not a regular file, not a valid segment, any name) is
- * skipped, never an error that stops a sweep. Thread-safe; reading is {@link SegmentScan}'s.
+ * skipped, never an error that stops a sweep. Just before it unlinks a segment that no process
+ * holds, a sweep or rm shows it to a {@link BeforeRemove} (what a queue's messages still own
+ * elsewhere is given back there). Thread-safe; reading is {@link SegmentScan}'s.
  */
 public final class Sweeper {
     private Sweeper() {
     }
 
-    /** Removes unused non-persistent segments and dead creates' temporary files in these directories; returns their paths. */
-    public static List<Path> sweep(List<Path> directories, boolean dryRun) {
+    /**
+     * What a removal does with a segment it is about to unlink while it holds the file
+     * exclusively (flock LOCK_EX: no process has it open, and none can attach it until it is gone):
+     * the last chance to read it. The layers above pass one in, so that this package needs none of them.
+     */
+    public interface BeforeRemove {
+        /** Whether {@link #accept} must see this segment's data (it is mapped only then). */
+        boolean wants(SegmentInfo info);
+
+        /**
+         * Sees the segment's data, mapped read-write for the length of the call; what it throws
+         * is ignored (the segment is removed all the same).
+         */
+        void accept(SegmentInfo info, MemorySegment data);
+    }
+
+    /**
+     * Removes unused non-persistent segments and dead creates' temporary files in these
+     * directories, showing each segment to {@code before} just before it is unlinked (not in a dry
+     * run); returns their paths.
+     */
+    public static List<Path> sweep(List<Path> directories, boolean dryRun, BeforeRemove before) {
         List<Path> removed = new ArrayList<>();
         for (Path dir : directories) {
             List<Path> files;
@@ -49,7 +74,7 @@ public final class Sweeper {
             for (Path p : files) {
                 try {
                     boolean temp = Names.isTemp(p.getFileName().toString());
-                    if (temp ? sweepTemp(p, dryRun) : sweepSegment(p, dryRun)) {
+                    if (temp ? sweepTemp(p, dryRun) : sweepSegment(p, dryRun, before)) {
                         removed.add(p);
                     }
                 } catch (RuntimeException e) {
@@ -60,7 +85,7 @@ public final class Sweeper {
         return removed;
     }
 
-    private static boolean sweepSegment(Path p, boolean dryRun) {
+    private static boolean sweepSegment(Path p, boolean dryRun, BeforeRemove before) {
         try (SegmentFile f = SegmentFile.open(p, false, uid -> false, "sweep")) {
             SegmentInfo info = SegmentScan.read(f, null);
             // the records only hold back segments that older versions (no flock) may still use;
@@ -68,7 +93,36 @@ public final class Sweeper {
             if (info.lifetime() == Lifetime.PERSISTENT || info.lifetime() != Lifetime.SHARED && info.inUse()) {
                 return false;
             }
-            return removeLocked(f, dryRun);
+            if (!f.tryLockExclusive() || !f.stillNamed()) {
+                return false;
+            }
+            if (!dryRun) {
+                show(f, info, before);
+                unlink(f.path());
+            }
+            return true;
+        }
+    }
+
+    /**
+     * Shows a segment this process holds exclusively to {@code before}, through its descriptor
+     * (another open of the name could find another file). Never throws.
+     */
+    private static void show(SegmentFile f, SegmentInfo info, BeforeRemove before) {
+        try {
+            if (!before.wants(info)) {
+                return;
+            }
+            // /proc/self/fd/<fd> opens the very file f has locked; the new descriptor takes no flock
+            try (FileChannel ch = FileChannel.open(Path.of("/proc/self/fd/" + f.fd()), StandardOpenOption.READ,
+                    StandardOpenOption.WRITE); Arena a = Arena.ofConfined()) {
+                if (ch.size() < SegmentDescriptor.DATA_OFFSET + info.bytes()) {
+                    return; // shrunk since it was read: what it held is gone
+                }
+                before.accept(info, ch.map(FileChannel.MapMode.READ_WRITE, SegmentDescriptor.DATA_OFFSET, info.bytes(), a));
+            }
+        } catch (IOException | RuntimeException | InternalError e) {
+            // a removal never fails for it: the segment goes all the same
         }
     }
 
@@ -129,7 +183,8 @@ public final class Sweeper {
     /**
      * Removes the segment at path. Without {@code force} only if no process holds it (its
      * flock(LOCK_EX|LOCK_NB) succeeds); with it whoever is attached (they keep their mappings).
-     * Either way only the file opened and checked here is unlinked.
+     * Either way only the file opened and checked here is unlinked. If no process held it, it is
+     * shown to {@code before} just before (not when {@code force} removes it from under its users).
      *
      * @throws InvalidSegmentException if the file is not one of our segments (not a regular
      *         file, another user's, sparse, or without a valid control block)
@@ -138,7 +193,7 @@ public final class Sweeper {
      * @throws SharedArrayException if {@code !force} and live processes hold the segment; the
      *         message names their pids
      */
-    public static Path remove(Path p, boolean force) {
+    public static Path remove(Path p, boolean force, BeforeRemove before) {
         try (SegmentFile f = SegmentFile.open(p, false, uid -> false, "remove")) {
             SegmentInfo info;
             try {
@@ -146,13 +201,17 @@ public final class Sweeper {
             } catch (InvalidSegmentException e) {
                 throw new InvalidSegmentException("refusing to remove " + p + ": " + e.getMessage());
             }
-            if (!f.tryLockExclusive() && !force) {
+            boolean unused = f.tryLockExclusive();
+            if (!unused && !force) {
                 throw new SharedArrayException("refusing to remove " + p + ": it is in use by " + holders(info)
                         + "; use rm --force (SharedArrays.remove(handle)) to remove it anyway (they keep their mappings)");
             }
             if (!f.stillNamed()) {
                 throw new SegmentNotFoundException("did not remove " + p + ": it was removed or re-created meanwhile; "
                         + "the file there now was left alone");
+            }
+            if (unused) {
+                show(f, info, before);
             }
             unlink(p);
             return p;

@@ -41,6 +41,8 @@ import static dev.sharedarrays.internal.sync.QueueDescriptor.*;
 public final class QueueProtocol {
     private static final VarHandle LONG_VH = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle INT_VH = ValueLayout.JAVA_INT.varHandle();
+    /** A dead holder of an unused queue's mutex is taken over within a slice; the bound is for the unforeseen. */
+    private static final long UNUSED_QUEUE_TIMEOUT_NANOS = 1_000_000_000L;
 
     static {
         Backoff.link();
@@ -277,6 +279,23 @@ public final class QueueProtocol {
             ProcessMutex.unlock(d, MUTEX_OFFSET);
         }
         return out;
+    }
+
+    /**
+     * {@link #pending(long)} of a queue that no process has open (a sweep holds it exclusively). Empty
+     * if a live process holds its mutex: such words were copied from a queue in use (its holder
+     * never lets go of this copy), and waiting for them would never end.
+     */
+    public List<QueueMessage> pendingOfUnusedQueue() {
+        long holder = (long) LONG_VH.getVolatile(d, MUTEX_OFFSET);
+        if (holder != 0 && Proc.identAlive(holder)) {
+            return List.of();
+        }
+        try {
+            return pending(UNUSED_QUEUE_TIMEOUT_NANOS);
+        } catch (WaitTimeoutException e) {
+            return List.of(); // another process took the queue meanwhile: it is in use after all
+        }
     }
 
     /**
