@@ -106,7 +106,7 @@ object Child {
                 SharedArrays.create(dev.sharedarrays.F64.TYPE, args[1].toLong() / 8).use { println("AUTO ${it.backend().id()}") }
             }
             else -> if (!ConcurrencyCommands.run(args) && !LifetimeCommands.run(args) && !TrustCommands.run(args) &&
-                !QueueCommands.run(args)) {
+                !QueueCommands.run(args) && !TruncationQueueCommands.run(args)) {
                 error("unknown child command ${args[0]}")
             }
         }
