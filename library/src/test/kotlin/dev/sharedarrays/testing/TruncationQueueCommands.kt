@@ -4,6 +4,8 @@ import dev.sharedarrays.ArrayHandle
 import dev.sharedarrays.ArrayPool
 import dev.sharedarrays.ArrayQueue
 import dev.sharedarrays.I64
+import dev.sharedarrays.SegmentTruncatedException
+import dev.sharedarrays.SharedArrays
 import dev.sharedarrays.SharedNDArray
 import java.time.Duration
 import java.util.TreeMap
@@ -17,15 +19,46 @@ import java.util.concurrent.atomic.AtomicBoolean
  *     rounds (C2 compiles them), print `WARM`; on the next stdin line loop until the line after, then print
  *     `OUTCOMES <op>=<outcome>:<count> ...` and `RATE <rounds per second>`; on the next line close the
  *     queue and the pool and print `CLOSED`, or `CLOSE <class> <message>` if a close threw
+ *  - `simd-loop <handle> <warmup>`: attach the I64 array, run sum and `+= 1` warmup times, print `READY`, then run
+ *     them until stdin says `exit`; at the first SegmentTruncatedException after a success print
+ *     `TRUNC fault` (a fault in the kernel) or `TRUNC check` (the size check before it), at the first success
+ *     after that `BACK`; any other throwable ends the loop with `UNEXPECTED <class> <message>`
  */
 object TruncationQueueCommands {
     fun run(args: Array<String>): Boolean {
         when (args[0]) {
             "qp-loop" -> qpLoop(ArrayQueue.attach(args[1]), ArrayPool.attach(ArrayHandle.parse(args[2]), I64.TYPE), args[3].toInt())
+            "simd-loop" -> simdLoop(SharedArrays.attach(ArrayHandle.parse(args[1]), I64.TYPE), args[2].toInt())
             else -> return false
         }
         System.out.flush()
         return true
+    }
+
+    private fun simdLoop(a: SharedNDArray<I64>, warmup: Int) {
+        repeat(warmup) { a.sum(); a.add(1L) } // C2 compiles the SIMD loops
+        println("READY")
+        System.out.flush()
+        val stop = AtomicBoolean()
+        Thread.ofPlatform().daemon().start { while (readlnOrNull().let { it != null && it != "exit" }) Unit; stop.set(true) }
+        var truncated = false
+        try {
+            while (!stop.get()) {
+                try {
+                    a.sum()
+                    a.add(1L)
+                    if (truncated) println("BACK")
+                    truncated = false
+                } catch (e: SegmentTruncatedException) {
+                    if (!truncated) println("TRUNC " + if (e.cause is InternalError) "fault" else "check")
+                    truncated = true
+                }
+                System.out.flush()
+            }
+        } catch (t: Throwable) {
+            println("UNEXPECTED ${t.javaClass.name} ${t.message}")
+        }
+        a.close()
     }
 
     private fun qpLoop(queue: ArrayQueue, pool: ArrayPool<I64>, warmup: Int) {
