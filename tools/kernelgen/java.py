@@ -50,3 +50,33 @@ def block(statement):
 def op_switch(t_var, calls, expr):
     """switch (op) over [(op, call)], throwing for any other op."""
     return cases("op", [((op,), call) for op, call in calls], f"throw Kernels.unsupported({t_var}, op)", expr)
+
+
+DECLARATION = re.compile(r"^(\s+)(?:(?:public|private|protected|static|final)\s+)+[\w<>\[\], ?]+\s+\w+\(")
+
+
+def mark_simd_loops(text):
+    """Every method that loads or stores vectors of a segment, with FaultMark.touch() first (see FaultMark)."""
+    lines = text.split("\n")
+    out = []
+    i = 0
+    while i < len(lines):
+        m = DECLARATION.match(lines[i])
+        if not m:
+            out.append(lines[i])
+            i += 1
+            continue
+        start = i
+        while not lines[i].rstrip().endswith("{"):
+            i += 1
+        depth, end = 0, i
+        for end in range(i, len(lines)):
+            depth += lines[end].count("{") - lines[end].count("}")
+            if depth == 0:
+                break
+        body = "\n".join(lines[i + 1:end])
+        out.extend(lines[start:i + 1])
+        if re.search(r"\b(from|into)MemorySegment\(", body) and "FaultMark.touch();" not in body:
+            out.append(m[1] + "    FaultMark.touch();")
+        i += 1
+    return "\n".join(out)

@@ -4,7 +4,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from .java import block, cases, java, java_file
+from .java import block, cases, java, java_file, mark_simd_loops
 from .table import TableError
 
 # storage of each item size: where, compress and expand move bits, whatever the element type
@@ -455,4 +455,4 @@ def vector_mask_kernels(types, cmps, logics):
     members += [vector_where_dispatch()]
     members += [vector_where_loop(size, xs, ys) for size in BITS for xs in (False, True) for ys in (False, True)]
     members += vector_logical(logics)
-    return java_file(VECTOR_IMPORTS, VECTOR_DOC, "final class VectorMaskKernels implements FastMaskKernels {", members)
+    return mark_simd_loops(java_file(VECTOR_IMPORTS, VECTOR_DOC, "final class VectorMaskKernels implements FastMaskKernels {", members))

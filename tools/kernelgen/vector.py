@@ -1,7 +1,7 @@
 """VectorKernels.java: SIMD loops for contiguous rows, each with its operator a constant."""
 from dataclasses import dataclass
 
-from .java import cases, java, java_file, op_switch
+from .java import cases, java, java_file, mark_simd_loops, op_switch
 from .scalar import operand
 from .table import ARITH, REDUCTIONS, TableError
 
@@ -320,4 +320,4 @@ def vector_kernels(types, ops):
     members += [vector_minmax_float(ts[0], op) for ts, _, _ in float_red for op in ("MIN", "MAX")]
     members += [vector_reduce(int_red, "long")]
     members += [vector_reduce_int_loop(ts[0], op) for ts, _, _ in int_red for op in REDUCTIONS]
-    return java_file(VECTOR_IMPORTS, VECTOR_DOC, "final class VectorKernels implements FastKernels {", members)
+    return mark_simd_loops(java_file(VECTOR_IMPORTS, VECTOR_DOC, "final class VectorKernels implements FastKernels {", members))

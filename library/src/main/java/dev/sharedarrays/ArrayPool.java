@@ -121,11 +121,12 @@ public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
      * @throws SegmentNotFoundException if nothing is there
      * @throws InvalidSegmentException if what is there is not a pool
      * @throws DTypeMismatchException if its slots hold another type
+     * @throws SegmentTruncatedException if its file was truncated (shm and file pools)
      */
     public static <T extends DType<T>> ArrayPool<T> attach(ArrayHandle handle, T dtype) {
         SharedNDArray<T> a = SharedArrays.attach(handle, dtype);
         try {
-            int n = PoolProtocol.slots(a.segment().control());
+            int n = a.segment().guard(() -> PoolProtocol.slots(a.segment().control()));
             if (n < 0 || n != a.shape()[0] || a.ndim() < 2) {
                 throw new InvalidSegmentException(handle + " is not an array pool: it is an array of " + a.dtype() + " "
                         + Arrays.toString(a.shape()) + " without pool words in its control block");
@@ -165,11 +166,14 @@ public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
      * How many slots are free now, after freeing those of dead processes.
      *
      * @throws IllegalStateException if this pool is closed
+     * @throws SegmentTruncatedException if another process truncated the pool's file (shm and file pools)
      */
     public int free() {
         MemorySegment c = control();
-        PoolProtocol.reclaimDead(c, slots);
-        return PoolProtocol.free(c, slots);
+        return segment().guard(() -> {
+            PoolProtocol.reclaimDead(c, slots);
+            return PoolProtocol.free(c, slots);
+        });
     }
 
     /**
@@ -180,6 +184,7 @@ public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
      * @throws WaitTimeoutException if no slot came free in time
      * @throws IllegalArgumentException if {@code timeout.isNegative()}
      * @throws IllegalStateException if this pool is closed
+     * @throws SegmentTruncatedException if another process truncated the pool's file (shm and file pools)
      * @throws java.util.concurrent.CancellationException if this thread was interrupted (the flag stays set)
      */
     public SharedNDArray<T> acquire(Duration timeout) {
@@ -189,7 +194,10 @@ public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
 
     /**
      * {@link #acquire} on a thread of this library's, for callers that must not block. Cancelling
-     * the future ends the wait; a slot taken after that goes straight back.
+     * the future ends the wait; a slot taken after that goes straight back. The future fails with
+     * what {@link #acquire} would throw.
+     *
+     * @throws SegmentTruncatedException if another process truncated the pool's file (shm and file pools)
      */
     public CompletableFuture<SharedNDArray<T>> acquireAsync(Duration timeout) {
         long nanos = WaitThreads.nanos(timeout);
@@ -200,9 +208,15 @@ public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
         return WaitThreads.submit(cancelled -> acquire(nanos, cancelled, timeout), SharedNDArray::close);
     }
 
-    /** A free slot now, or null if none is free (no waiting). */
+    /**
+     * A free slot now, or null if none is free (no waiting).
+     *
+     * @throws IllegalStateException if this pool is closed
+     * @throws SegmentTruncatedException if another process truncated the pool's file (shm and file pools)
+     */
     public SharedNDArray<T> tryAcquire() {
-        int i = PoolProtocol.tryAcquire(control(), slots, Proc.selfIdent(), next.getAndIncrement() & Integer.MAX_VALUE);
+        MemorySegment c = control();
+        int i = segment().guard(() -> PoolProtocol.tryAcquire(c, slots, Proc.selfIdent(), next.getAndIncrement() & Integer.MAX_VALUE));
         return i < 0 ? null : adopt(i);
     }
 
@@ -213,16 +227,19 @@ public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
         while (true) {
             long left = forever ? Long.MAX_VALUE : nanos - (System.nanoTime() - start);
             // waits in looks of STUCK_LOOK_NANOS: between two, slots that stayed in flight may be in a dead queue
-            int i = PoolProtocol.acquire(control(), slots, Math.max(0, Math.min(left, STUCK_LOOK_NANOS)), cancelled,
-                    next.getAndIncrement() & Integer.MAX_VALUE);
+            long look = Math.max(0, Math.min(left, STUCK_LOOK_NANOS));
+            int i = segment().guard(() -> PoolProtocol.acquire(control(), slots, look, cancelled,
+                    next.getAndIncrement() & Integer.MAX_VALUE));
             if (i >= 0) {
                 return adopt(i);
             }
             if (left <= STUCK_LOOK_NANOS) {
+                int inFlight = segment().guard(() -> PoolProtocol.inFlight(control(), slots));
                 throw new WaitTimeoutException("no slot of pool " + handle() + " came free within " + timeout + " (all " + slots
-                        + " are held: " + PoolProtocol.inFlight(control(), slots) + " in queues, the rest by live processes)");
+                        + " are held: " + inFlight + " in queues, the rest by live processes)");
             }
-            inFlight = lookForDeadQueues(inFlight);
+            long[] before = inFlight;
+            inFlight = segment().guard(() -> lookForDeadQueues(before));
         }
     }
 
@@ -273,6 +290,16 @@ public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
         return array.segment().control();
     }
 
+    Segment segment() {
+        return array.segment();
+    }
+
+    /** Moves slot i from owner {@code from} to {@code to} (a queue's claim or free of a slot in flight); false if {@code from} does not own it. */
+    boolean move(int i, long from, long to) {
+        MemorySegment c = control();
+        return segment().guard(() -> PoolProtocol.move(c, i, from, to));
+    }
+
     /** The array id of the pool, the same in every process. */
     long id() {
         return array.id();
@@ -280,7 +307,7 @@ public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
 
     /**
      * Returns the slots this instance holds, and detaches (the creator of an OWNER pool also
-     * removes it). Idempotent.
+     * removes it). A truncated file does not make it fail: its slots went with it. Idempotent.
      */
     @Override
     public void close() {
@@ -289,7 +316,9 @@ public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
         }
         Registry.forget(atExit);
         for (SlotLease l : held) {
-            l.release();
+            if (!segment().updateUnlessTruncated(l::release)) {
+                l.drop();
+            }
         }
         array.close();
     }
@@ -298,9 +327,18 @@ public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
         return array.isClosed();
     }
 
+    /** The dtype, slot count and shape, handle and free slots; says so instead of throwing if the file was truncated. */
     @Override
     public String toString() {
-        return "ArrayPool(" + array.dtype() + ", " + slots + " x " + Arrays.toString(slotShape) + ", " + handle()
-                + (isClosed() ? ", closed)" : ", free=" + PoolProtocol.free(control(), slots) + ")");
+        String head = "ArrayPool(" + array.dtype() + ", " + slots + " x " + Arrays.toString(slotShape) + ", " + handle();
+        if (isClosed()) {
+            return head + ", closed)";
+        }
+        try {
+            MemorySegment c = control();
+            return head + ", free=" + segment().guard(() -> PoolProtocol.free(c, slots)) + ")";
+        } catch (SegmentTruncatedException e) {
+            return head + ", file truncated)";
+        }
     }
 }

@@ -4,7 +4,6 @@ import dev.sharedarrays.internal.backend.Backends;
 import dev.sharedarrays.internal.os.Proc;
 import dev.sharedarrays.internal.segment.Registry;
 import dev.sharedarrays.internal.segment.Segment;
-import dev.sharedarrays.internal.sync.PoolProtocol;
 import dev.sharedarrays.internal.sync.QueueDescriptor;
 import dev.sharedarrays.internal.sync.QueueMessage;
 import dev.sharedarrays.internal.sync.QueueProtocol;
@@ -81,7 +80,7 @@ public final class ArrayQueue implements AutoCloseable {
 
     private ArrayQueue(SharedNDArray<I64> array, int capacity) {
         this.array = array;
-        this.protocol = new QueueProtocol(array.data(), capacity, array.handle().toString());
+        this.protocol = array.segment().guard(() -> new QueueProtocol(array.data(), capacity, array.handle().toString()));
         this.atExit = new ExitClose(this);
         Registry.atExit(atExit, Registry.ExitStage.QUEUES);
     }
@@ -117,7 +116,7 @@ public final class ArrayQueue implements AutoCloseable {
             if (q != null) {
                 q.close();
             } else if (!array.isClosed()) {
-                leave(array, protocol, peers);
+                array.segment().updateUnlessTruncated(() -> leave(array, protocol, peers));
             }
         }
     }
@@ -154,11 +153,13 @@ public final class ArrayQueue implements AutoCloseable {
      *
      * @throws SegmentNotFoundException if nothing is there
      * @throws InvalidSegmentException if what is there is not a queue
+     * @throws SegmentTruncatedException if its file was truncated (shm and file queues)
      */
     public static ArrayQueue attach(ArrayHandle handle) {
         SharedNDArray<?> any = SharedArrays.attach(handle);
         try {
-            int capacity = any.dtype() == I64.TYPE && any.ndim() == 1 ? QueueProtocol.capacity(any.data(), any.size()) : -1;
+            int capacity = any.dtype() == I64.TYPE && any.ndim() == 1
+                    ? any.segment().guard(() -> QueueProtocol.capacity(any.data(), any.size())) : -1;
             if (capacity < 0) {
                 throw new InvalidSegmentException(handle + " is not an array queue: it is an array of " + any.dtype() + " "
                         + Arrays.toString(any.shape()) + " without the queue's words");
@@ -185,22 +186,31 @@ public final class ArrayQueue implements AutoCloseable {
         return protocol.capacity();
     }
 
-    /** Messages sent and not yet received, now. */
+    /**
+     * Messages sent and not yet received, now.
+     *
+     * @throws IllegalStateException if this queue is closed
+     * @throws SegmentTruncatedException if another process truncated the queue's file (shm and file queues)
+     */
     public long size() {
         checkOpen();
-        return protocol.size();
+        return segment().guard(protocol::size);
     }
 
-    /** True once some process called {@link #end()}. */
+    /** True once some process called {@link #end()}; throws as {@link #size()}. */
     public boolean isEnded() {
         checkOpen();
-        return protocol.isEnded();
+        return segment().guard(protocol::isEnded);
     }
 
-    /** Messages dropped because a process died in the middle of sending or receiving them. */
+    /** Messages dropped because a process died in the middle of sending or receiving them; throws as {@link #size()}. */
     public long dropped() {
         checkOpen();
-        return protocol.dropped();
+        return segment().guard(protocol::dropped);
+    }
+
+    private Segment segment() {
+        return array.segment();
     }
 
     /**
@@ -213,6 +223,8 @@ public final class ArrayQueue implements AutoCloseable {
      * @throws IllegalArgumentException if the array is anonymous (not shareable), or its handle
      *         is longer than 320 bytes
      * @throws QueueAbandonedException if the queue is full and every registered consumer died
+     * @throws SegmentTruncatedException if another process truncated the file of the queue or of
+     *         the array's pool (shm and file); the message may be lost
      * @throws java.util.concurrent.CancellationException if this thread was interrupted while
      *         waiting (nothing was sent; the interrupt flag stays set)
      */
@@ -221,7 +233,12 @@ public final class ArrayQueue implements AutoCloseable {
         send(array, WaitThreads.nanos(timeout), t::isInterrupted, timeout);
     }
 
-    /** {@link #send} on a thread of this library's, for callers that must not block; cancelling the future ends the wait. */
+    /**
+     * {@link #send} on a thread of this library's, for callers that must not block; cancelling the
+     * future ends the wait. The future fails with what {@link #send} would throw.
+     *
+     * @throws SegmentTruncatedException as {@link #send} (a truncation found before the wait)
+     */
     public CompletableFuture<Void> sendAsync(SharedNDArray<?> array, Duration timeout) {
         long nanos = WaitThreads.nanos(timeout);
         if (trySend(array)) {
@@ -236,6 +253,7 @@ public final class ArrayQueue implements AutoCloseable {
     /**
      * Sends if there is room now; false if the queue is full or busy: it never waits for another
      * process (if the queue's lock stays held for more than a few µs, it gives up).
+     * Throws as {@link #send}, but never times out.
      */
     public boolean trySend(SharedNDArray<?> array) {
         return sendMessage(array, 0, () -> false);
@@ -247,12 +265,15 @@ public final class ArrayQueue implements AutoCloseable {
         }
     }
 
-    /** Runs op unless close has begun; close waits for it to finish before unmapping. */
+    /**
+     * Runs op unless close has begun; close waits for it to finish before unmapping. A fault of a
+     * truncated file in op is a SegmentTruncatedException (see Segment#guard).
+     */
     private <R> R guarded(Supplier<R> op) {
         busy.incrementAndGet();
         try {
             checkOpen();
-            return op.get();
+            return segment().guard(op);
         } finally {
             busy.decrementAndGet();
         }
@@ -274,7 +295,8 @@ public final class ArrayQueue implements AutoCloseable {
         QueueMessage m = new QueueMessage(lease != null ? QueueMessage.Kind.POOL_SLOT : QueueMessage.Kind.VIEW, a.id(),
                 lease != null ? lease.slot() : a.layout().offset(), a.dtype().code(), a.shape(), a.strides(),
                 a.handle().toString(), Proc.selfIdent(), 0);
-        boolean sent = protocol.send(m, lease == null ? null : lease::moveTo, nanos, cancelled);
+        // the slot's words are its pool's: a fault there is named after the pool's file
+        boolean sent = protocol.send(m, lease == null ? null : owner -> a.segment().guard(() -> lease.moveTo(owner)), nanos, cancelled);
         if (sent && lease != null) {
             a.sent();
         }
@@ -289,7 +311,11 @@ public final class ArrayQueue implements AutoCloseable {
      *         queue's lock (stopped or hung in the middle of a send or receive) until then
      * @throws QueueAbandonedException if the queue is empty and every registered producer died
      * @throws SegmentNotFoundException if the array a message names was removed before it was attached
+     * @throws InvalidSegmentException if the queue's words are damaged, or a message names what is not
+     *         a pool or array it fits
      * @throws IllegalStateException if this queue is closed
+     * @throws SegmentTruncatedException if another process truncated the queue's file (shm and file
+     *         queues); the message may be lost
      * @throws java.util.concurrent.CancellationException if this thread was interrupted while
      *         waiting (nothing was taken; the interrupt flag stays set)
      */
@@ -319,7 +345,10 @@ public final class ArrayQueue implements AutoCloseable {
     /**
      * {@link #receive(Duration)} on a thread of this library's, for callers that must not block.
      * Cancelling the future ends the wait; a message taken after that is closed (a pool slot goes
-     * back), so it is lost, as delivery is at most once.
+     * back), so it is lost, as delivery is at most once. The future fails with what
+     * {@link #receive(Duration)} would throw.
+     *
+     * @throws SegmentTruncatedException as {@link #receive(Duration)} (a truncation found before the wait)
      */
     public CompletableFuture<SharedNDArray<?>> receiveAsync(Duration timeout) {
         long nanos = WaitThreads.nanos(timeout);
@@ -354,8 +383,7 @@ public final class ArrayQueue implements AutoCloseable {
             throw new IllegalStateException("queue " + handle() + " is closing"); // the message stays for others
         }
         try {
-            ArrayPool<?> pool = poolOf(m);
-            return PoolProtocol.move(pool.control(), (int) m.index(), protocol.inFlightOwner(m), Proc.selfIdent());
+            return poolOf(m).move((int) m.index(), protocol.inFlightOwner(m), Proc.selfIdent());
         } catch (RuntimeException e) {
             return false; // the pool is gone or not ours: the message cannot be delivered
         }
@@ -405,10 +433,11 @@ public final class ArrayQueue implements AutoCloseable {
      * left, then get null. Idempotent; does not wait for any other process.
      *
      * @throws IllegalStateException if this queue is closed
+     * @throws SegmentTruncatedException if another process truncated the queue's file (shm and file queues)
      */
     public void end() {
         checkOpen();
-        protocol.end();
+        segment().guardRun(protocol::end);
     }
 
     private void checkOpen() {
@@ -427,7 +456,7 @@ public final class ArrayQueue implements AutoCloseable {
      * detaches the pools and arrays received through it, and detaches the queue. The creator's
      * close of an {@link Lifetime#OWNER} queue first ends it. If no one else has the queue open
      * (shm and file queues), the pool slots of the messages left in it go back to their pools.
-     * Idempotent.
+     * A truncated file does not make it fail: the words it would update are gone. Idempotent.
      */
     @Override
     public synchronized void close() {
@@ -442,10 +471,12 @@ public final class ArrayQueue implements AutoCloseable {
             Thread.onSpinWait();
             Thread.yield();
         }
-        leave(array, protocol, peers);
-        if (array.segment().isSoleUser()) {
-            freePendingSlots();
-        }
+        segment().updateUnlessTruncated(() -> {
+            leave(array, protocol, peers);
+            if (segment().isSoleUser()) {
+                freePendingSlots();
+            }
+        });
         pools.values().forEach(ArrayPool::close);
         arrays.values().forEach(SharedNDArray::close);
         array.close();
@@ -479,7 +510,7 @@ public final class ArrayQueue implements AutoCloseable {
         for (QueueMessage m : pending) {
             if (m.kind() == QueueMessage.Kind.POOL_SLOT) {
                 try {
-                    PoolProtocol.release(poolOf(m).control(), (int) m.index(), protocol.inFlightOwner(m));
+                    poolOf(m).move((int) m.index(), protocol.inFlightOwner(m), 0L);
                 } catch (RuntimeException e) {
                     // the pool is gone: its slots went with it
                 }
@@ -487,9 +518,17 @@ public final class ArrayQueue implements AutoCloseable {
         }
     }
 
+    /** The handle, capacity, size and whether it ended; says so instead of throwing if the file was truncated. */
     @Override
     public String toString() {
-        return "ArrayQueue(" + handle() + ", capacity=" + capacity() + (isClosed() ? ", closed)"
-                : ", size=" + protocol.size() + (protocol.isEnded() ? ", ended)" : ")"));
+        String head = "ArrayQueue(" + handle() + ", capacity=" + capacity();
+        if (isClosed()) {
+            return head + ", closed)";
+        }
+        try {
+            return head + segment().guard(() -> ", size=" + protocol.size() + (protocol.isEnded() ? ", ended)" : ")"));
+        } catch (SegmentTruncatedException e) {
+            return head + ", file truncated)";
+        }
     }
 }

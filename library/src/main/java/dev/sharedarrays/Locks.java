@@ -3,6 +3,7 @@ package dev.sharedarrays;
 import dev.sharedarrays.internal.array.Atomics;
 import dev.sharedarrays.internal.array.OutOfLineAccess;
 import dev.sharedarrays.internal.array.Locking;
+import dev.sharedarrays.internal.segment.Segment;
 import dev.sharedarrays.internal.sync.ArrayLock;
 import dev.sharedarrays.internal.sync.ChangeSignal;
 import dev.sharedarrays.internal.sync.WaitThreads;
@@ -92,10 +93,14 @@ public sealed interface Locks<T extends DType<T>> permits SharedNDArray {
         return Locking.hold(self().segment(), false, nanos);
     }
 
-    /** Who holds this array's lock right now (a snapshot, for diagnostics). */
+    /**
+     * Who holds this array's lock right now (a snapshot, for diagnostics).
+     *
+     * @throws SegmentTruncatedException if another process truncated the array's file (shm and file arrays)
+     */
     default LockStatus lockStatus() {
         MemorySegment c = self().segment().control();
-        return new LockStatus(ArrayLock.writerPid(c), ArrayLock.readerPids(c), ArrayLock.recoveries(c));
+        return self().segment().guard(() -> new LockStatus(ArrayLock.writerPid(c), ArrayLock.readerPids(c), ArrayLock.recoveries(c)));
     }
 
     private long atomicOffset(long index, long value, String what) {
@@ -151,14 +156,17 @@ public sealed interface Locks<T extends DType<T>> permits SharedNDArray {
      *
      * @return the new count
      * @throws IllegalStateException if the array is closed
+     * @throws SegmentTruncatedException if another process truncated the array's file (shm and file arrays)
      */
     default long signalChange() {
-        return ChangeSignal.signal(self().segment().control());
+        MemorySegment c = self().segment().control();
+        return self().segment().guard(() -> ChangeSignal.signal(c));
     }
 
     /** This array's change count now; see {@link #signalChange()}. */
     default long changeCount() {
-        return ChangeSignal.count(self().segment().control());
+        MemorySegment c = self().segment().control();
+        return self().segment().guard(() -> ChangeSignal.count(c));
     }
 
     /**
@@ -170,22 +178,28 @@ public sealed interface Locks<T extends DType<T>> permits SharedNDArray {
      * @return the count now: {@code lastSeen} if the time ran out
      * @throws IllegalArgumentException if {@code timeout.isNegative()}
      * @throws IllegalStateException if the array is closed
+     * @throws SegmentTruncatedException if another process truncated the array's file (shm and file arrays)
      */
     default long awaitChange(long lastSeen, Duration timeout) {
-        return ChangeSignal.await(self().segment().control(), lastSeen, WaitThreads.nanos(timeout), () -> false);
+        MemorySegment c = self().segment().control();
+        long nanos = WaitThreads.nanos(timeout);
+        return self().segment().guard(() -> ChangeSignal.await(c, lastSeen, nanos, () -> false));
     }
 
     /**
      * {@link #awaitChange} on a thread of this library's, for callers that must not block; cancelling
-     * the future ends the wait.
+     * the future ends the wait. The future fails with what {@link #awaitChange} would throw.
+     *
+     * @throws SegmentTruncatedException if another process truncated the array's file (shm and file arrays)
      */
     default CompletableFuture<Long> awaitChangeAsync(long lastSeen, Duration timeout) {
-        MemorySegment control = self().segment().control();
+        Segment segment = self().segment();
+        MemorySegment control = segment.control();
         long nanos = WaitThreads.nanos(timeout);
-        long now = ChangeSignal.count(control);
+        long now = segment.guard(() -> ChangeSignal.count(control));
         if (now != lastSeen || nanos == 0) {
             return CompletableFuture.completedFuture(now);
         }
-        return WaitThreads.submit(cancelled -> ChangeSignal.await(control, lastSeen, nanos, cancelled), r -> { });
+        return WaitThreads.submit(cancelled -> segment.guard(() -> ChangeSignal.await(control, lastSeen, nanos, cancelled)), r -> { });
     }
 }

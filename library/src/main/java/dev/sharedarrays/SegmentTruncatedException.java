@@ -10,10 +10,11 @@ import java.nio.file.Path;
  * <p>No mapping of a shm or file segment can prevent this: any process that may open the file
  * may shrink it. Only the memfd backend is immune: its memory is sealed against shrinking
  * ({@code F_SEAL_SHRINK}). Bulk operations check the size before they touch the memory; element
- * accesses and scalar kernels that fault are reported with this exception. A shrink that races a
- * SIMD kernel ({@code --add-modules jdk.incubator.vector}), or an atomic operation (a lock word,
- * {@code compareAndSet}) that the JIT has not compiled yet, can still crash the JVM: the JDK
- * cannot recover from a fault there.
+ * accesses, kernels (scalar and SIMD) and the words of queues, pools and barriers that fault are
+ * reported with this exception. A shrink that races an atomic operation (a lock word,
+ * {@code compareAndSet}, a queue's or pool's words) that the JIT has not compiled yet, or a SIMD
+ * loop's first long call (before the JIT has compiled it normally), can still crash the JVM: the
+ * JDK cannot recover from a fault there.
  */
 public final class SegmentTruncatedException extends SharedArrayException {
     private static final long serialVersionUID = 1L;

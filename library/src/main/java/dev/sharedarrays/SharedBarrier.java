@@ -85,6 +85,7 @@ public final class SharedBarrier implements AutoCloseable {
      * @throws InvalidSegmentException if what is there is not a complete segment, or an array
      *         that holds no barrier (not 1-d I64, no barrier magic, or a size that does not
      *         match its party count)
+     * @throws SegmentTruncatedException if its file was truncated (shm and file barriers)
      */
     public static SharedBarrier attach(ArrayHandle handle) {
         SharedNDArray<?> any = SharedArrays.attach(handle);
@@ -92,7 +93,7 @@ public final class SharedBarrier implements AutoCloseable {
             if (any.dtype() != I64.TYPE || any.ndim() != 1 || any.size() < words(1)) {
                 throw notBarrier(handle, "it is an array of " + any.dtype() + " " + Arrays.toString(any.shape()));
             }
-            int parties = BarrierProtocol.parties(any.data(), any.size());
+            int parties = any.segment().guard(() -> BarrierProtocol.parties(any.data(), any.size()));
             if (parties < 0) {
                 throw notBarrier(handle, "no barrier magic or party count in its data (an I64 array of "
                         + any.size() + " elements)");
@@ -131,12 +132,13 @@ public final class SharedBarrier implements AutoCloseable {
      * Registers this instance as a party (idempotent) and returns its slot index.
      *
      * @throws IllegalStateException if every party slot is taken, or this barrier is closed
+     * @throws SegmentTruncatedException if another process truncated the barrier's file (shm and file barriers)
      */
     public synchronized int register() {
         if (slot >= 0) {
             return slot;
         }
-        int s = protocol.register(array.data());
+        int s = guard(() -> protocol.register(array.data()));
         if (s < 0) {
             throw new IllegalStateException("barrier " + handle() + " has all " + parties + " parties registered (pids "
                     + registeredPids() + "); create it with more parties");
@@ -149,27 +151,35 @@ public final class SharedBarrier implements AutoCloseable {
      * The pids of the registered parties (a process appears once per registered instance).
      *
      * @throws IllegalStateException if this barrier is closed
+     * @throws SegmentTruncatedException if another process truncated the barrier's file (shm and file barriers)
      */
     public List<Long> registeredPids() {
-        return protocol.registeredPids(array.data());
+        return guard(() -> protocol.registeredPids(array.data()));
     }
 
     /**
      * How many parties wait in the current generation.
      *
      * @throws IllegalStateException if this barrier is closed
+     * @throws SegmentTruncatedException if another process truncated the barrier's file (shm and file barriers)
      */
     public int waiting() {
-        return BarrierProtocol.waiting(array.data());
+        return guard(() -> BarrierProtocol.waiting(array.data()));
     }
 
     /**
      * True once a party died, left, timed out or was cancelled.
      *
      * @throws IllegalStateException if this barrier is closed
+     * @throws SegmentTruncatedException if another process truncated the barrier's file (shm and file barriers)
      */
     public boolean isBroken() {
-        return BarrierProtocol.isBroken(array.data());
+        return guard(() -> BarrierProtocol.isBroken(array.data()));
+    }
+
+    /** Runs op on the barrier's words; a fault of a truncated file is a SegmentTruncatedException (see Segment#guard). */
+    private <R> R guard(java.util.function.Supplier<R> op) {
+        return array.segment().guard(op);
     }
 
     /**
@@ -183,6 +193,7 @@ public final class SharedBarrier implements AutoCloseable {
      * @throws IllegalArgumentException if {@code timeout.isNegative()}
      * @throws IllegalStateException if this instance is not registered and every party slot is
      *         taken, or this barrier is closed
+     * @throws SegmentTruncatedException if another process truncated the barrier's file (shm and file barriers)
      */
     public int await(Duration timeout) {
         Thread t = Thread.currentThread();
@@ -196,6 +207,7 @@ public final class SharedBarrier implements AutoCloseable {
      *
      * @throws IllegalStateException if this instance is not registered and every party slot is
      *         taken, or this barrier is closed
+     * @throws SegmentTruncatedException if another process truncated the barrier's file (shm and file barriers)
      */
     public CompletableFuture<Integer> awaitAsync(Duration timeout) {
         register();
@@ -206,9 +218,11 @@ public final class SharedBarrier implements AutoCloseable {
             long gen = generation.get();
             if (f.isCancelled() && gen >= 0 && !array.isClosed()) {
                 try {
-                    protocol.breakBarrier(array.data(), (int) gen, BarrierBrokenException.Reason.CANCELLED, Proc.selfIdent());
+                    guard(() -> protocol.breakBarrier(array.data(), (int) gen, BarrierBrokenException.Reason.CANCELLED, Proc.selfIdent()));
                 } catch (IllegalStateException closed) {
                     // closed meanwhile: its slot says the party left
+                } catch (SegmentTruncatedException gone) {
+                    // the barrier's words went with its file: nothing left to break
                 }
             }
         });
@@ -221,14 +235,15 @@ public final class SharedBarrier implements AutoCloseable {
             throw new IllegalArgumentException("timeout cannot be negative, but was " + timeout);
         }
         register();
-        return protocol.await(array.data(), timeout, cancelled, generation);
+        return guard(() -> protocol.await(array.data(), timeout, cancelled, generation));
     }
 
     /**
      * Leaves the barrier and detaches (the creator's close destroys it unless it was created
      * persistent). A registered instance stays recorded as having left: parties that wait at
      * the barrier, or come to it later, get a {@link BarrierBrokenException} (reason
-     * PARTY_LEFT) instead of waiting for it. Close after the last {@code await}. Idempotent.
+     * PARTY_LEFT) instead of waiting for it. Close after the last {@code await}. A truncated file
+     * does not make it fail (the party words went with it). Idempotent.
      */
     @Override
     public synchronized void close() {
@@ -236,15 +251,25 @@ public final class SharedBarrier implements AutoCloseable {
             return;
         }
         if (slot >= 0) {
-            BarrierProtocol.leave(array.data(), slot);
+            int s = slot;
+            array.segment().updateUnlessTruncated(() -> BarrierProtocol.leave(array.data(), s));
             slot = -1;
         }
         array.close();
     }
 
+    /** The handle, parties, waiting parties and whether it broke; says so instead of throwing if the file was truncated. */
     @Override
     public String toString() {
-        return "SharedBarrier(" + handle() + ", parties=" + parties + (array.isClosed() ? ", closed)" : ", waiting="
-                + waiting() + (isBroken() ? ", broken)" : ")"));
+        String head = "SharedBarrier(" + handle() + ", parties=" + parties;
+        if (array.isClosed()) {
+            return head + ", closed)";
+        }
+        try {
+            return head + guard(() -> ", waiting=" + BarrierProtocol.waiting(array.data())
+                    + (BarrierProtocol.isBroken(array.data()) ? ", broken)" : ")"));
+        } catch (SegmentTruncatedException e) {
+            return head + ", file truncated)";
+        }
     }
 }

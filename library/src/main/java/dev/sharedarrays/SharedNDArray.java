@@ -452,11 +452,19 @@ public final class SharedNDArray<T extends DType<T>>
         segment.sync();
     }
 
-    /** Detaches this process's view; the owner of a non-persistent array also destroys it; a view closes only itself. Idempotent. */
+    /**
+     * Detaches this process's view; the owner of a non-persistent array also destroys it; a view
+     * closes only itself; a pool slot goes back to its pool (unless the pool's file was truncated:
+     * its slots went with it). Idempotent.
+     */
     @Override
     public void close() {
-        if (ownsLease) {
-            lease.release();
+        if (ownsLease && !lease.isEnded()) {
+            try {
+                segment.guardRun(lease::release);
+            } catch (SegmentTruncatedException e) {
+                lease.drop(); // ended already if the release began
+            }
         }
         if (base != null) {
             viewClosed = true;

@@ -1,12 +1,14 @@
 package dev.sharedarrays
 
 import dev.sharedarrays.testing.ChildJvm
+import dev.sharedarrays.testing.scratchDir
 import io.kotest.assertions.withClue
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.collections.shouldBeIn
 import io.kotest.matchers.ints.shouldBeGreaterThan
 import io.kotest.matchers.ints.shouldBeGreaterThanOrEqual
 import io.kotest.matchers.shouldBe
+import io.kotest.matchers.string.shouldNotContain
 import java.io.RandomAccessFile
 import java.util.concurrent.TimeUnit
 
@@ -63,6 +65,33 @@ class TruncationTest : FunSpec({
                     child.waitForExit() shouldBe 0
                 }
             }
+        }
+    }
+
+    test("truncation while SIMD kernels run (C2): SegmentTruncatedException, never a crash") {
+        // sum and += over 16 MiB: a truncation mostly lands inside a vector loop, where it used to kill the JVM
+        SharedArrays.create(I64.TYPE, longArrayOf(2_000_000), CreateOptions.defaults().backend(Backend.SHM)).use { a ->
+            val file = a.path().get().toFile()
+            val original = file.readBytes()
+            val errors = scratchDir("simd-hs-err")
+            ChildJvm("simd-loop", a.handle().toString(), "60", fullJit = true,
+                jvmArgs = listOf("--add-modules", "jdk.incubator.vector", "-XX:ErrorFile=${errors.path}/hs_err_%p.log")).use { child ->
+                child.expectLine("READY", 120)
+                val random = java.util.Random(7)
+                val how = (0 until 6).map { round ->
+                    Thread.sleep(random.nextInt(40).toLong())
+                    RandomAccessFile(file, "rw").use { it.setLength(if (round % 2 == 0) original.size / 2L else 0L) }
+                    val seen = child.expectLine("TRUNC", 60)
+                    RandomAccessFile(file, "rw").use { it.write(original) }
+                    child.expectLine("BACK", 60)
+                    seen
+                }
+                println("SIMD kernels truncated 6 times, found by: $how")
+                child.send("exit")
+                child.waitForExit() shouldBe 0
+                child.output() shouldNotContain "UNEXPECTED"
+            }
+            errors.listFiles()!!.toList() shouldBe emptyList()
         }
     }
 

@@ -9,8 +9,9 @@ import java.util.function.Supplier;
  * lock, runs its body and releases the lock however the body ends. A view made by
  * {@code unlocked()} has {@code locking == false}: its helpers only run the body.
  *
- * <p>Every helper first checks that a shm or file segment was not truncated (a fault inside a
- * SIMD kernel would crash the JVM, so the check comes before the memory is touched), and turns
+ * <p>Every helper first checks that a shm or file segment was not truncated (a SIMD kernel that
+ * faults runs over the rest of its row, each vector access faulting, before the fault surfaces;
+ * see FaultMark), and turns
  * a fault the JDK reports as {@link InternalError} (SIGBUS of a scalar access to a shrunk file)
  * into a {@link dev.sharedarrays.SegmentTruncatedException}.
  */

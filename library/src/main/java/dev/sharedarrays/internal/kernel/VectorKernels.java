@@ -84,6 +84,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long addD(MemorySegment s, long off, long n, double v) {
+        FaultMark.touch();
         long step = D.vectorByteSize();
         long end = off + n * 8 - step;
         long o = off;
@@ -94,6 +95,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long subD(MemorySegment s, long off, long n, double v) {
+        FaultMark.touch();
         long step = D.vectorByteSize();
         long end = off + n * 8 - step;
         long o = off;
@@ -104,6 +106,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long mulD(MemorySegment s, long off, long n, double v) {
+        FaultMark.touch();
         long step = D.vectorByteSize();
         long end = off + n * 8 - step;
         long o = off;
@@ -114,6 +117,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long divD(MemorySegment s, long off, long n, double v) {
+        FaultMark.touch();
         long step = D.vectorByteSize();
         long end = off + n * 8 - step;
         long o = off;
@@ -124,6 +128,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long addF(MemorySegment s, long off, long n, float v) {
+        FaultMark.touch();
         long step = F.vectorByteSize();
         long end = off + n * 4 - step;
         long o = off;
@@ -134,6 +139,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long subF(MemorySegment s, long off, long n, float v) {
+        FaultMark.touch();
         long step = F.vectorByteSize();
         long end = off + n * 4 - step;
         long o = off;
@@ -144,6 +150,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long mulF(MemorySegment s, long off, long n, float v) {
+        FaultMark.touch();
         long step = F.vectorByteSize();
         long end = off + n * 4 - step;
         long o = off;
@@ -154,6 +161,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long divF(MemorySegment s, long off, long n, float v) {
+        FaultMark.touch();
         long step = F.vectorByteSize();
         long end = off + n * 4 - step;
         long o = off;
@@ -164,6 +172,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long addL(MemorySegment s, long off, long n, long v) {
+        FaultMark.touch();
         long step = L.vectorByteSize();
         long end = off + n * 8 - step;
         long o = off;
@@ -174,6 +183,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long subL(MemorySegment s, long off, long n, long v) {
+        FaultMark.touch();
         long step = L.vectorByteSize();
         long end = off + n * 8 - step;
         long o = off;
@@ -184,6 +194,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long mulL(MemorySegment s, long off, long n, long v) {
+        FaultMark.touch();
         long step = L.vectorByteSize();
         long end = off + n * 8 - step;
         long o = off;
@@ -194,6 +205,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long addI(MemorySegment s, long off, long n, int v) {
+        FaultMark.touch();
         long step = I.vectorByteSize();
         long end = off + n * 4 - step;
         long o = off;
@@ -204,6 +216,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long subI(MemorySegment s, long off, long n, int v) {
+        FaultMark.touch();
         long step = I.vectorByteSize();
         long end = off + n * 4 - step;
         long o = off;
@@ -214,6 +227,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long mulI(MemorySegment s, long off, long n, int v) {
+        FaultMark.touch();
         long step = I.vectorByteSize();
         long end = off + n * 4 - step;
         long o = off;
@@ -262,6 +276,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long addD(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
+        FaultMark.touch();
         long step = D.vectorByteSize();
         long end = ao + n * 8 - step;
         long x = ao;
@@ -273,6 +288,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long subD(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
+        FaultMark.touch();
         long step = D.vectorByteSize();
         long end = ao + n * 8 - step;
         long x = ao;
@@ -284,6 +300,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long mulD(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
+        FaultMark.touch();
         long step = D.vectorByteSize();
         long end = ao + n * 8 - step;
         long x = ao;
@@ -295,6 +312,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long divD(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
+        FaultMark.touch();
         long step = D.vectorByteSize();
         long end = ao + n * 8 - step;
         long x = ao;
@@ -306,6 +324,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long addF(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
+        FaultMark.touch();
         long step = F.vectorByteSize();
         long end = ao + n * 4 - step;
         long x = ao;
@@ -317,6 +336,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long subF(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
+        FaultMark.touch();
         long step = F.vectorByteSize();
         long end = ao + n * 4 - step;
         long x = ao;
@@ -328,6 +348,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long mulF(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
+        FaultMark.touch();
         long step = F.vectorByteSize();
         long end = ao + n * 4 - step;
         long x = ao;
@@ -339,6 +360,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long divF(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
+        FaultMark.touch();
         long step = F.vectorByteSize();
         long end = ao + n * 4 - step;
         long x = ao;
@@ -350,6 +372,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long addL(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
+        FaultMark.touch();
         long step = L.vectorByteSize();
         long end = ao + n * 8 - step;
         long x = ao;
@@ -361,6 +384,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long subL(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
+        FaultMark.touch();
         long step = L.vectorByteSize();
         long end = ao + n * 8 - step;
         long x = ao;
@@ -372,6 +396,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long mulL(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
+        FaultMark.touch();
         long step = L.vectorByteSize();
         long end = ao + n * 8 - step;
         long x = ao;
@@ -383,6 +408,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long addI(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
+        FaultMark.touch();
         long step = I.vectorByteSize();
         long end = ao + n * 4 - step;
         long x = ao;
@@ -394,6 +420,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long subI(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
+        FaultMark.touch();
         long step = I.vectorByteSize();
         long end = ao + n * 4 - step;
         long x = ao;
@@ -405,6 +432,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long mulI(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
+        FaultMark.touch();
         long step = I.vectorByteSize();
         long end = ao + n * 4 - step;
         long x = ao;
@@ -436,6 +464,7 @@ final class VectorKernels implements FastKernels {
 
     /** Blocks of vector partial sums, added across blocks with compensation (as ScalarKernels). */
     private static double sumD(MemorySegment s, long off, long n) {
+        FaultMark.touch();
         long step = D.vectorByteSize();
         double total = 0;
         double comp = 0;
@@ -467,6 +496,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static double sumF(MemorySegment s, long off, long n) {
+        FaultMark.touch();
         long step = F.vectorByteSize();
         long end = off + n * 4 - step;
         long o = off;
@@ -483,6 +513,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static double minD(MemorySegment s, long off, long n) {
+        FaultMark.touch();
         long step = D.vectorByteSize();
         long end = off + n * 8 - 4 * step;
         long o = off;
@@ -515,6 +546,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static double maxD(MemorySegment s, long off, long n) {
+        FaultMark.touch();
         long step = D.vectorByteSize();
         long end = off + n * 8 - 4 * step;
         long o = off;
@@ -547,6 +579,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static double minF(MemorySegment s, long off, long n) {
+        FaultMark.touch();
         long step = F.vectorByteSize();
         long end = off + n * 4 - 4 * step;
         long o = off;
@@ -579,6 +612,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static double maxF(MemorySegment s, long off, long n) {
+        FaultMark.touch();
         long step = F.vectorByteSize();
         long end = off + n * 4 - 4 * step;
         long o = off;
@@ -630,6 +664,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long sumL(MemorySegment s, long off, long n) {
+        FaultMark.touch();
         long step = L.vectorByteSize();
         long end = off + n * 8 - step;
         long o = off;
@@ -646,6 +681,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long minL(MemorySegment s, long off, long n) {
+        FaultMark.touch();
         long step = L.vectorByteSize();
         long end = off + n * 8 - step;
         long o = off;
@@ -662,6 +698,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long maxL(MemorySegment s, long off, long n) {
+        FaultMark.touch();
         long step = L.vectorByteSize();
         long end = off + n * 8 - step;
         long o = off;
@@ -678,6 +715,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long sumI(MemorySegment s, long off, long n) {
+        FaultMark.touch();
         long step = I_HALF.vectorByteSize();
         long end = off + n * 4 - step;
         long o = off;
@@ -691,6 +729,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long minI(MemorySegment s, long off, long n) {
+        FaultMark.touch();
         long step = I.vectorByteSize();
         long end = off + n * 4 - step;
         long o = off;
@@ -707,6 +746,7 @@ final class VectorKernels implements FastKernels {
     }
 
     private static long maxI(MemorySegment s, long off, long n) {
+        FaultMark.touch();
         long step = I.vectorByteSize();
         long end = off + n * 4 - step;
         long o = off;

@@ -46,6 +46,7 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     /** The 64 mask bytes from off as 64 bits, bit k set if byte k is nonzero. */
     private static long maskBits(MemorySegment m, long off) {
+        FaultMark.touch();
         long bits = 0;
         for (int j = 0; j < 64; j += B.length()) {
             bits |= ByteVector.fromMemorySegment(B, m, off + j, LE).compare(VectorOperators.NE, (byte) 0).toLong() << j;
@@ -55,6 +56,7 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     @Override
     public long count(MemorySegment m, long off, long n) {
+        FaultMark.touch();
         long c = 0;
         long end = n & -64L;
         for (long i = 0; i < end; i += B.length()) {
@@ -174,6 +176,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void gtSF64(MemorySegment a, long ao, MemorySegment o, long oo, long n, double v) {
+        FaultMark.touch();
         DoubleVector s = DoubleVector.broadcast(D, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -185,6 +188,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void ltSF64(MemorySegment a, long ao, MemorySegment o, long oo, long n, double v) {
+        FaultMark.touch();
         DoubleVector s = DoubleVector.broadcast(D, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -196,6 +200,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void geSF64(MemorySegment a, long ao, MemorySegment o, long oo, long n, double v) {
+        FaultMark.touch();
         DoubleVector s = DoubleVector.broadcast(D, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -207,6 +212,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void leSF64(MemorySegment a, long ao, MemorySegment o, long oo, long n, double v) {
+        FaultMark.touch();
         DoubleVector s = DoubleVector.broadcast(D, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -218,6 +224,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void eqSF64(MemorySegment a, long ao, MemorySegment o, long oo, long n, double v) {
+        FaultMark.touch();
         DoubleVector s = DoubleVector.broadcast(D, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -229,6 +236,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void neSF64(MemorySegment a, long ao, MemorySegment o, long oo, long n, double v) {
+        FaultMark.touch();
         DoubleVector s = DoubleVector.broadcast(D, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -240,6 +248,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void gtSF32(MemorySegment a, long ao, MemorySegment o, long oo, long n, float v) {
+        FaultMark.touch();
         FloatVector s = FloatVector.broadcast(F, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -251,6 +260,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void ltSF32(MemorySegment a, long ao, MemorySegment o, long oo, long n, float v) {
+        FaultMark.touch();
         FloatVector s = FloatVector.broadcast(F, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -262,6 +272,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void geSF32(MemorySegment a, long ao, MemorySegment o, long oo, long n, float v) {
+        FaultMark.touch();
         FloatVector s = FloatVector.broadcast(F, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -273,6 +284,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void leSF32(MemorySegment a, long ao, MemorySegment o, long oo, long n, float v) {
+        FaultMark.touch();
         FloatVector s = FloatVector.broadcast(F, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -284,6 +296,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void eqSF32(MemorySegment a, long ao, MemorySegment o, long oo, long n, float v) {
+        FaultMark.touch();
         FloatVector s = FloatVector.broadcast(F, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -295,6 +308,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void neSF32(MemorySegment a, long ao, MemorySegment o, long oo, long n, float v) {
+        FaultMark.touch();
         FloatVector s = FloatVector.broadcast(F, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -306,6 +320,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void gtSI64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
+        FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -317,6 +332,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void ltSI64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
+        FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -328,6 +344,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void geSI64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
+        FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -339,6 +356,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void leSI64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
+        FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -350,6 +368,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void eqSI64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
+        FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -361,6 +380,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void neSI64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
+        FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -372,6 +392,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void gtSI32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
+        FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -383,6 +404,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void ltSI32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
+        FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -394,6 +416,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void geSI32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
+        FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -405,6 +428,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void leSI32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
+        FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -416,6 +440,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void eqSI32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
+        FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -427,6 +452,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void neSI32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
+        FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -438,6 +464,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void gtSI16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
+        FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -449,6 +476,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void ltSI16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
+        FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -460,6 +488,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void geSI16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
+        FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -471,6 +500,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void leSI16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
+        FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -482,6 +512,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void eqSI16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
+        FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -493,6 +524,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void neSI16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
+        FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -504,6 +536,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void gtSI8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
+        FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -515,6 +548,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void ltSI8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
+        FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -526,6 +560,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void geSI8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
+        FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -537,6 +572,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void leSI8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
+        FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -548,6 +584,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void eqSI8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
+        FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -559,6 +596,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void neSI8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
+        FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -570,6 +608,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void gtSU64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
+        FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -581,6 +620,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void ltSU64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
+        FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -592,6 +632,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void geSU64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
+        FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -603,6 +644,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void leSU64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
+        FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -614,6 +656,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void eqSU64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
+        FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -625,6 +668,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void neSU64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
+        FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -636,6 +680,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void gtSU32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
+        FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -647,6 +692,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void ltSU32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
+        FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -658,6 +704,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void geSU32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
+        FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -669,6 +716,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void leSU32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
+        FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -680,6 +728,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void eqSU32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
+        FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -691,6 +740,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void neSU32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
+        FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -702,6 +752,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void gtSU16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
+        FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -713,6 +764,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void ltSU16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
+        FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -724,6 +776,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void geSU16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
+        FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -735,6 +788,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void leSU16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
+        FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -746,6 +800,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void eqSU16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
+        FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -757,6 +812,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void neSU16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
+        FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -768,6 +824,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void gtSU8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
+        FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -779,6 +836,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void ltSU8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
+        FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -790,6 +848,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void geSU8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
+        FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -801,6 +860,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void leSU8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
+        FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -812,6 +872,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void eqSU8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
+        FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -823,6 +884,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void neSU8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
+        FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
@@ -944,6 +1006,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void gtAF64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += D.length()) {
@@ -954,6 +1017,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void ltAF64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += D.length()) {
@@ -964,6 +1028,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void geAF64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += D.length()) {
@@ -974,6 +1039,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void leAF64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += D.length()) {
@@ -984,6 +1050,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void eqAF64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += D.length()) {
@@ -994,6 +1061,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void neAF64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += D.length()) {
@@ -1004,6 +1072,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void gtAF32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += F.length()) {
@@ -1014,6 +1083,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void ltAF32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += F.length()) {
@@ -1024,6 +1094,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void geAF32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += F.length()) {
@@ -1034,6 +1105,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void leAF32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += F.length()) {
@@ -1044,6 +1116,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void eqAF32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += F.length()) {
@@ -1054,6 +1127,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void neAF32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += F.length()) {
@@ -1064,6 +1138,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void gtAI64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += L.length()) {
@@ -1074,6 +1149,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void ltAI64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += L.length()) {
@@ -1084,6 +1160,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void geAI64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += L.length()) {
@@ -1094,6 +1171,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void leAI64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += L.length()) {
@@ -1104,6 +1182,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void eqAI64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += L.length()) {
@@ -1114,6 +1193,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void neAI64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += L.length()) {
@@ -1124,6 +1204,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void gtAI32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += I.length()) {
@@ -1134,6 +1215,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void ltAI32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += I.length()) {
@@ -1144,6 +1226,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void geAI32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += I.length()) {
@@ -1154,6 +1237,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void leAI32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += I.length()) {
@@ -1164,6 +1248,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void eqAI32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += I.length()) {
@@ -1174,6 +1259,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void neAI32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += I.length()) {
@@ -1184,6 +1270,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void gtAI16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += S.length()) {
@@ -1194,6 +1281,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void ltAI16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += S.length()) {
@@ -1204,6 +1292,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void geAI16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += S.length()) {
@@ -1214,6 +1303,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void leAI16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += S.length()) {
@@ -1224,6 +1314,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void eqAI16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += S.length()) {
@@ -1234,6 +1325,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void neAI16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += S.length()) {
@@ -1244,6 +1336,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void gtAI8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += B.length()) {
@@ -1254,6 +1347,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void ltAI8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += B.length()) {
@@ -1264,6 +1358,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void geAI8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += B.length()) {
@@ -1274,6 +1369,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void leAI8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += B.length()) {
@@ -1284,6 +1380,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void eqAI8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += B.length()) {
@@ -1294,6 +1391,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void neAI8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += B.length()) {
@@ -1304,6 +1402,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void gtAU64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += L.length()) {
@@ -1314,6 +1413,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void ltAU64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += L.length()) {
@@ -1324,6 +1424,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void geAU64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += L.length()) {
@@ -1334,6 +1435,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void leAU64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += L.length()) {
@@ -1344,6 +1446,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void eqAU64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += L.length()) {
@@ -1354,6 +1457,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void neAU64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += L.length()) {
@@ -1364,6 +1468,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void gtAU32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += I.length()) {
@@ -1374,6 +1479,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void ltAU32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += I.length()) {
@@ -1384,6 +1490,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void geAU32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += I.length()) {
@@ -1394,6 +1501,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void leAU32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += I.length()) {
@@ -1404,6 +1512,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void eqAU32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += I.length()) {
@@ -1414,6 +1523,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void neAU32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += I.length()) {
@@ -1424,6 +1534,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void gtAU16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += S.length()) {
@@ -1434,6 +1545,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void ltAU16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += S.length()) {
@@ -1444,6 +1556,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void geAU16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += S.length()) {
@@ -1454,6 +1567,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void leAU16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += S.length()) {
@@ -1464,6 +1578,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void eqAU16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += S.length()) {
@@ -1474,6 +1589,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void neAU16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += S.length()) {
@@ -1484,6 +1600,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void gtAU8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += B.length()) {
@@ -1494,6 +1611,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void ltAU8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += B.length()) {
@@ -1504,6 +1622,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void geAU8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += B.length()) {
@@ -1514,6 +1633,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void leAU8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += B.length()) {
@@ -1524,6 +1644,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void eqAU8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += B.length()) {
@@ -1534,6 +1655,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void neAU8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = 0;
             for (int j = 0; j < 64; j += B.length()) {
@@ -1587,6 +1709,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void where8aa(MemorySegment m, long mo, MemorySegment x, long xo, MemorySegment y, long yo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = maskBits(m, mo + i);
             for (int j = 0; j < 64; j += L.length()) {
@@ -1597,6 +1720,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void where8as(MemorySegment m, long mo, MemorySegment x, long xo, MemorySegment y, long yo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         LongVector ys = LongVector.broadcast(L, y.get(JAVA_LONG, yo));
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = maskBits(m, mo + i);
@@ -1608,6 +1732,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void where8sa(MemorySegment m, long mo, MemorySegment x, long xo, MemorySegment y, long yo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         LongVector xs = LongVector.broadcast(L, x.get(JAVA_LONG, xo));
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = maskBits(m, mo + i);
@@ -1619,6 +1744,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void where8ss(MemorySegment m, long mo, MemorySegment x, long xo, MemorySegment y, long yo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         LongVector xs = LongVector.broadcast(L, x.get(JAVA_LONG, xo));
         LongVector ys = LongVector.broadcast(L, y.get(JAVA_LONG, yo));
         for (long i = 0; i + 64 <= n; i += 64) {
@@ -1631,6 +1757,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void where4aa(MemorySegment m, long mo, MemorySegment x, long xo, MemorySegment y, long yo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = maskBits(m, mo + i);
             for (int j = 0; j < 64; j += I.length()) {
@@ -1641,6 +1768,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void where4as(MemorySegment m, long mo, MemorySegment x, long xo, MemorySegment y, long yo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         IntVector ys = IntVector.broadcast(I, y.get(JAVA_INT, yo));
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = maskBits(m, mo + i);
@@ -1652,6 +1780,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void where4sa(MemorySegment m, long mo, MemorySegment x, long xo, MemorySegment y, long yo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         IntVector xs = IntVector.broadcast(I, x.get(JAVA_INT, xo));
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = maskBits(m, mo + i);
@@ -1663,6 +1792,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void where4ss(MemorySegment m, long mo, MemorySegment x, long xo, MemorySegment y, long yo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         IntVector xs = IntVector.broadcast(I, x.get(JAVA_INT, xo));
         IntVector ys = IntVector.broadcast(I, y.get(JAVA_INT, yo));
         for (long i = 0; i + 64 <= n; i += 64) {
@@ -1675,6 +1805,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void where2aa(MemorySegment m, long mo, MemorySegment x, long xo, MemorySegment y, long yo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = maskBits(m, mo + i);
             for (int j = 0; j < 64; j += S.length()) {
@@ -1685,6 +1816,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void where2as(MemorySegment m, long mo, MemorySegment x, long xo, MemorySegment y, long yo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         ShortVector ys = ShortVector.broadcast(S, y.get(JAVA_SHORT, yo));
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = maskBits(m, mo + i);
@@ -1696,6 +1828,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void where2sa(MemorySegment m, long mo, MemorySegment x, long xo, MemorySegment y, long yo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         ShortVector xs = ShortVector.broadcast(S, x.get(JAVA_SHORT, xo));
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = maskBits(m, mo + i);
@@ -1707,6 +1840,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void where2ss(MemorySegment m, long mo, MemorySegment x, long xo, MemorySegment y, long yo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         ShortVector xs = ShortVector.broadcast(S, x.get(JAVA_SHORT, xo));
         ShortVector ys = ShortVector.broadcast(S, y.get(JAVA_SHORT, yo));
         for (long i = 0; i + 64 <= n; i += 64) {
@@ -1719,6 +1853,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void where1aa(MemorySegment m, long mo, MemorySegment x, long xo, MemorySegment y, long yo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = maskBits(m, mo + i);
             for (int j = 0; j < 64; j += B.length()) {
@@ -1729,6 +1864,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void where1as(MemorySegment m, long mo, MemorySegment x, long xo, MemorySegment y, long yo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         ByteVector ys = ByteVector.broadcast(B, y.get(JAVA_BYTE, yo));
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = maskBits(m, mo + i);
@@ -1740,6 +1876,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void where1sa(MemorySegment m, long mo, MemorySegment x, long xo, MemorySegment y, long yo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         ByteVector xs = ByteVector.broadcast(B, x.get(JAVA_BYTE, xo));
         for (long i = 0; i + 64 <= n; i += 64) {
             long bits = maskBits(m, mo + i);
@@ -1751,6 +1888,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void where1ss(MemorySegment m, long mo, MemorySegment x, long xo, MemorySegment y, long yo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         ByteVector xs = ByteVector.broadcast(B, x.get(JAVA_BYTE, xo));
         ByteVector ys = ByteVector.broadcast(B, y.get(JAVA_BYTE, yo));
         for (long i = 0; i + 64 <= n; i += 64) {
@@ -1773,6 +1911,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void and(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         ByteVector zero = ByteVector.zero(B);
         long end = n & -64L;
         for (long i = 0; i < end; i += B.length()) {
@@ -1783,6 +1922,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void or(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         ByteVector zero = ByteVector.zero(B);
         long end = n & -64L;
         for (long i = 0; i < end; i += B.length()) {
@@ -1793,6 +1933,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void xor(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         ByteVector zero = ByteVector.zero(B);
         long end = n & -64L;
         for (long i = 0; i < end; i += B.length()) {
@@ -1803,6 +1944,7 @@ final class VectorMaskKernels implements FastMaskKernels {
     }
 
     private static void not(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
+        FaultMark.touch();
         ByteVector zero = ByteVector.zero(B);
         long end = n & -64L;
         for (long i = 0; i < end; i += B.length()) {

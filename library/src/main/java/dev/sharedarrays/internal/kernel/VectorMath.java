@@ -51,6 +51,7 @@ final class VectorMath implements SimdMath {
 
     // row by row (four at a time), each across the block: acc stays in L1 and every row streams
     private static void sumRows(double[] acc, int bound, MemorySegment s, long first, long rb, long rows) {
+        FaultMark.touch();
         long i = 1;
         for (; i + 4 <= rows; i += 4) {
             long o = first + i * rb;
@@ -70,6 +71,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static void minRows(double[] acc, int bound, MemorySegment s, long first, long rb, long rows) {
+        FaultMark.touch();
         long i = 1;
         for (; i + 4 <= rows; i += 4) {
             long o = first + i * rb;
@@ -89,6 +91,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static void maxRows(double[] acc, int bound, MemorySegment s, long first, long rb, long rows) {
+        FaultMark.touch();
         long i = 1;
         for (; i + 4 <= rows; i += 4) {
             long o = first + i * rb;
@@ -109,6 +112,7 @@ final class VectorMath implements SimdMath {
 
     @Override
     public long convert(ElementType from, ElementType to, MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long bound = n - n % D.length();
         if (F_HALF == null) {
             return 0;
@@ -179,6 +183,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long sqrtD(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = D.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -188,6 +193,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long sqrtF(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = F.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -197,6 +203,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long expD(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = D.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -206,6 +213,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long expF(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = F.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -215,6 +223,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long logD(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = D.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -224,6 +233,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long logF(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = F.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -233,6 +243,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long log1pD(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = D.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -242,6 +253,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long log1pF(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = F.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -251,6 +263,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long expm1D(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = D.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -260,6 +273,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long expm1F(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = F.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -269,6 +283,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long sinD(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = D.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -278,6 +293,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long sinF(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = F.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -287,6 +303,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long cosD(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = D.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -296,6 +313,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long cosF(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = F.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -305,6 +323,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long tanD(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = D.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -314,6 +333,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long tanF(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = F.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -323,6 +343,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long tanhD(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = D.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -332,6 +353,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long tanhF(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = F.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -341,6 +363,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long absD(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = D.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -350,6 +373,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long absF(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = F.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -359,6 +383,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long signD(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = D.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -381,6 +406,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long rintD(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = D.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -390,6 +416,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long floorD(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = D.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -401,6 +428,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long ceilD(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = D.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -413,6 +441,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long clipD(MemorySegment s, long so, MemorySegment d, long dOff, long n, double lo, double hi) {
+        FaultMark.touch();
         long step = D.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -424,6 +453,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long powD(MemorySegment s, long so, MemorySegment d, long dOff, long n, double y) {
+        FaultMark.touch();
         if (y == 0.5) {
             return sqrtD(s, so, d, dOff, n);
         }
@@ -453,6 +483,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long powD(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = D.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -467,6 +498,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long signF(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = F.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -487,6 +519,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long rintF(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = F.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -496,6 +529,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long floorF(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = F.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -507,6 +541,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long ceilF(MemorySegment s, long so, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = F.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -518,6 +553,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long clipF(MemorySegment s, long so, MemorySegment d, long dOff, long n, float lo, float hi) {
+        FaultMark.touch();
         long step = F.length();
         long i = 0;
         for (; i <= n - step; i += step) {
@@ -529,6 +565,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long powF(MemorySegment s, long so, MemorySegment d, long dOff, long n, float y) {
+        FaultMark.touch();
         if (y == 0.5f) {
             return sqrtF(s, so, d, dOff, n);
         }
@@ -558,6 +595,7 @@ final class VectorMath implements SimdMath {
     }
 
     private static long powF(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment d, long dOff, long n) {
+        FaultMark.touch();
         long step = F.length();
         long i = 0;
         for (; i <= n - step; i += step) {

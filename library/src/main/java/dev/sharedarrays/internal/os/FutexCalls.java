@@ -41,6 +41,8 @@ public final class FutexCalls {
      * while a thread sleeps.
      *
      * @return 0 if woken, else the errno: EAGAIN (the word differed), ETIMEDOUT or EINTR
+     * @throws dev.sharedarrays.NativeCallException for any other errno: EFAULT for a word past the
+     *         end of a truncated file (Segment#guard turns it into a SegmentTruncatedException)
      */
     public static int futexWait(long address, int expected, long timeoutNanos) {
         MemorySegment ts = TIMESPEC.get();

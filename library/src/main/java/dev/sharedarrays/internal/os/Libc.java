@@ -71,6 +71,7 @@ public final class Libc {
     public static final int EAGAIN = 11;
     public static final int ENOMEM = 12;
     public static final int EACCES = 13;
+    public static final int EFAULT = 14;
     public static final int EEXIST = 17;
     public static final int ENOSPC = 28;
     public static final int EFBIG = 27;

@@ -8,10 +8,12 @@ import dev.sharedarrays.internal.sync.ArrayLock;
 import dev.sharedarrays.ArrayHandle;
 import dev.sharedarrays.Backend;
 import dev.sharedarrays.Lifetime;
+import dev.sharedarrays.NativeCallException;
 import dev.sharedarrays.SegmentTruncatedException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.util.function.Supplier;
 
 /**
  * One process's view of a segment: the mapping, the descriptor it keeps, its attach slot, and
@@ -251,6 +253,61 @@ public final class Segment {
             throw fault;
         }
         return new SegmentTruncatedException(path, all.byteSize(), now, fault);
+    }
+
+    /**
+     * Runs op, which reads or writes this segment's shared words with accesses the JIT may inline
+     * (a queue's, pool's or barrier's), so that a fault of a shrunk file cannot escape as an
+     * {@link InternalError} at some later frame: the poll in finally delivers it here, whether op
+     * returned or threw, and it becomes a {@link SegmentTruncatedException}. A futex call on a word
+     * past the new end fails with EFAULT instead of faulting: truncation too. Costs one call that
+     * is not inlined, for segments whose file may shrink.
+     *
+     * @throws SegmentTruncatedException if the file shrank under op
+     */
+    public <R> R guard(Supplier<R> op) {
+        if (!mayShrink()) {
+            return op.get();
+        }
+        try {
+            try {
+                return op.get();
+            } finally {
+                OutOfLineAccess.poll();
+            }
+        } catch (InternalError e) {
+            throw truncated(e);
+        } catch (NativeCallException e) {
+            if (e.errno() != Libc.EFAULT || !mayShrink()) {
+                throw e;
+            }
+            throw new SegmentTruncatedException(path, all.byteSize(), currentFileSize(), e);
+        }
+    }
+
+    /** {@link #guard(Supplier)} of an op without a result. */
+    public void guardRun(Runnable op) {
+        guard(() -> {
+            op.run();
+            return null;
+        });
+    }
+
+    /**
+     * Runs op, a close's update of shared words (leaving, freeing a slot), unless the file is now
+     * shorter than the mapping: a close must not fail because another process truncated the
+     * file, whose words are gone anyway. False if op was skipped or faulted (shrunk meanwhile).
+     */
+    public boolean updateUnlessTruncated(Runnable op) {
+        if (isTruncated()) {
+            return false;
+        }
+        try {
+            guardRun(op);
+            return true;
+        } catch (SegmentTruncatedException e) {
+            return false;
+        }
     }
 
     public void checkOpen() {

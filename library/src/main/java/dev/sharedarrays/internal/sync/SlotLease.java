@@ -46,6 +46,13 @@ public final class SlotLease {
         }
     }
 
+    /** Ends the lease without freeing the slot: the pool's words went with its truncated file. */
+    public void drop() {
+        if (state.compareAndSet(ACTIVE, ENDED)) {
+            onEnd.run();
+        }
+    }
+
     /**
      * Gives the slot to {@code owner} (an in-flight word); false, and the lease goes on, if this
      * process no longer owns the slot or the lease has ended.
