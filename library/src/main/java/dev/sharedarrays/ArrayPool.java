@@ -234,9 +234,9 @@ public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
                 return adopt(i);
             }
             if (left <= STUCK_LOOK_NANOS) {
-                int inFlight = segment().guard(() -> PoolProtocol.inFlight(control(), slots));
+                int queued = segment().guard(() -> PoolProtocol.inFlight(control(), slots));
                 throw new WaitTimeoutException("no slot of pool " + handle() + " came free within " + timeout + " (all " + slots
-                        + " are held: " + inFlight + " in queues, the rest by live processes)");
+                        + " are held: " + queued + " in queues, the rest by live processes)");
             }
             long[] before = inFlight;
             inFlight = segment().guard(() -> lookForDeadQueues(before));
