@@ -201,10 +201,6 @@ public final class Libc {
     private static final ThreadLocal<MemorySegment> PATHS =
             ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(2L * PATH_MAX));
 
-    /**
-     * A NUL-terminated copy of s in this thread's scratch buffer (slot 0 or 1), valid until the
-     * next call with the same slot on this thread.
-     */
     /** The length of s in UTF-8 bytes, without encoding it. */
     static long utf8Length(String s) {
         long n = 0;
@@ -215,6 +211,10 @@ public final class Libc {
         return n;
     }
 
+    /**
+     * A NUL-terminated copy of s in this thread's scratch buffer (slot 0 or 1), valid until the
+     * next call with the same slot on this thread.
+     */
     static MemorySegment cString(String s, int slot) {
         byte[] b = s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         if (b.length >= PATH_MAX) {
