@@ -132,10 +132,12 @@ public final class QueueProtocol {
                     return false;
                 }
             }
-            publishDeadSendersCell();
-            int seen = Futex.read(d, TAKE_SEQ_OFFSET);
+            int seen;
             long tail;
             try {
+                // inside the try: whatever it throws, the mutex is let go
+                publishDeadSendersCell();
+                seen = Futex.read(d, TAKE_SEQ_OFFSET);
                 checkOpen();
                 tail = (long) LONG_VH.getVolatile(d, TAIL_OFFSET);
                 if (tail - (long) LONG_VH.getVolatile(d, HEAD_OFFSET) < capacity) {
@@ -197,9 +199,10 @@ public final class QueueProtocol {
                     return TIMED_OUT;
                 }
             }
-            publishDeadSendersCell();
-            int seen = Futex.read(d, PUT_SEQ_OFFSET);
+            int seen;
             try {
+                publishDeadSendersCell();
+                seen = Futex.read(d, PUT_SEQ_OFFSET);
                 long head = (long) LONG_VH.getVolatile(d, HEAD_OFFSET);
                 long tail = (long) LONG_VH.getVolatile(d, TAIL_OFFSET);
                 if (tail - head > capacity || tail < head) {
@@ -266,8 +269,8 @@ public final class QueueProtocol {
             long nanos = Math.max(1, timeoutNanos); // at least 1: a busy mutex throws, never lists nothing
             lock(new Wait(nanos, () -> false), nanos, "list the messages of");
         }
-        publishDeadSendersCell();
         try {
+            publishDeadSendersCell();
             long tail = (long) LONG_VH.getVolatile(d, TAIL_OFFSET);
             for (long p = (long) LONG_VH.getVolatile(d, HEAD_OFFSET); p < tail; p++) {
                 QueueMessage m = read(cellOffset(p, capacity), p);
