@@ -177,7 +177,10 @@ public final class BarrierProtocol {
             return false;
         }
         LONG_VH.setVolatile(d, BROKEN_BY_OFFSET, by);
-        LONG_VH.setVolatile(d, BROKEN_GENERATION_OFFSET, (long) gen);
+        // the generation now, not gen: gen may have tripped between the check above and the
+        // compare-and-set, and then the parties waiting in the next one must take this break as
+        // theirs (with gen recorded they would take the bump below for a trip and pass alone)
+        LONG_VH.setVolatile(d, BROKEN_GENERATION_OFFSET, (long) (int) INT_VH.getVolatile(d, GENERATION_OFFSET));
         Futex.bump(d, GENERATION_OFFSET, WAITERS_OFFSET);
         return true;
     }
