@@ -1,0 +1,174 @@
+"""Create, attach, handles, lifetimes: pure Python, with real processes where another process matters."""
+
+import os
+import pickle
+import re
+import multiprocessing as mp
+
+import numpy as np
+import pytest
+
+import sharedarrays as sa
+from sharedarrays._layout import ELEMENT_TYPES, SegmentDescriptor as D
+
+from conftest import Peer
+
+DTYPES = [t.descr for t in ELEMENT_TYPES]
+
+
+def random_values(dtype: str, shape, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return rng.integers(0, 2, size=shape).astype(bool)
+    if dt.kind == "f":
+        return rng.standard_normal(shape).astype(dt)
+    info = np.iinfo(dt)
+    return rng.integers(info.min, info.max, size=shape, dtype=dt, endpoint=True)
+
+
+@pytest.mark.parametrize("backend", ["shm", "file", "memfd"])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_round_trip_of_every_dtype_and_backend(dtype, backend, tmp_path):
+    path = str(tmp_path / "f.npy") if backend == "file" else None
+    with sa.create((3, 5, 7), dtype, backend=backend, path=path) as a:
+        values = random_values(dtype, (3, 5, 7), 1)
+        a.array[...] = values
+        with sa.attach(a.handle) as b:
+            assert b.array.dtype == np.dtype(dtype) and b.shape == (3, 5, 7)
+            np.testing.assert_array_equal(b.array, values)
+            b.array[1, 2, 3] = values[0, 0, 0]
+            assert a.array[1, 2, 3] == values[0, 0, 0]
+        if a.path:
+            np.testing.assert_array_equal(np.load(a.path, mmap_mode="r"), a.array)
+        if backend == "file":
+            a.destroy()
+
+
+def test_the_file_is_a_npy_file_and_writes_through_numpy_load_are_shared():
+    with sa.create((2, 3), "f8") as a:
+        m = np.load(a.path, mmap_mode="r+")
+        m[1, 2] = 7.5
+        assert a.array[1, 2] == 7.5
+        with open(a.path, "rb") as f:
+            head = f.read(D.PAGE)
+        assert head.startswith(b"\x93NUMPY\x01\x00") and head[8:10] == (4086).to_bytes(2, "little")
+        assert head.endswith(b"\n") and os.path.getsize(a.path) == 3 * D.PAGE
+        del m
+
+
+def test_handles_have_the_java_string_forms(tmp_path):
+    with sa.create(4, "i4", name="frames-1") as a:
+        assert re.fullmatch(r"shm://frames-1\?id=[0-9a-f]{16}", a.handle)
+        assert sa.parse_handle(a.handle).id == a.id
+        assert str(sa.parse_handle(a.handle)) == a.handle
+    with sa.create(4, "i4", backend="memfd") as a:
+        assert re.fullmatch(rf"memfd://{os.getpid()}/\d+\?id=[0-9a-f]{{16}}", a.handle)
+    p = tmp_path / "with space é.npy"
+    with sa.create(4, "i4", path=str(p)) as a:
+        assert a.handle.startswith("file://" + str(tmp_path) + "/with%20space%20%C3%A9.npy?id=")
+        assert sa.parse_handle(a.handle).path == str(p)
+        assert a.lifetime == "persistent"
+        a.destroy()
+    for bad in ["shm://../x", "nope", "shm://a?id=12", "file://relative", "memfd://1", "anonymous://5"]:
+        with pytest.raises(ValueError, match="invalid array handle"):
+            sa.parse_handle(bad) if not bad.startswith("anonymous") else sa.attach(bad)
+
+
+def test_repr_shows_handle_shape_dtype_and_state():
+    a = sa.create((2, 2), "u2")
+    assert re.fullmatch(r"SharedArray\(shm://sa-[0-9a-f]{16}\?id=[0-9a-f]{16}, shape=\(2, 2\), dtype=<u2, lifetime=owner, owner\)",
+                        repr(a))
+    a.close()
+    assert repr(a).endswith("closed)")
+    with pytest.raises(ValueError, match="closed"):
+        a.array
+
+
+def test_bad_arguments_are_value_errors():
+    with pytest.raises(ValueError, match="not one of the shared element types"):
+        sa.create(3, "c16")
+    with pytest.raises(ValueError, match="every dimension"):
+        sa.create((3, 0), "f8")
+    with pytest.raises(ValueError, match="1 to 8 dimensions"):
+        sa.create((1,) * 9, "f8")
+    with pytest.raises(ValueError, match="must not contain '/'"):
+        sa.create(3, "f8", name="a/b")
+    with pytest.raises(ValueError, match="lifetime"):
+        sa.create(3, "f8", lifetime="forever")
+    with sa.create(3, "f8", name="taken"):
+        with pytest.raises(sa.SegmentExistsError):
+            sa.create(3, "f8", name="taken")
+
+
+def test_owner_close_removes_the_name_and_an_attached_view_keeps_its_memory(shm_dir):
+    a = sa.create(10, "i8")
+    a.array[:] = 5
+    b = sa.attach(a.handle)
+    b.close()
+    assert os.path.exists(a.path)
+    with Peer("attach-hold", a.handle) as p:
+        p.expect("ATTACHED")
+        a.close()
+        assert not os.path.exists(a.path)
+        p.send("go")
+        p.expect("CLOSED")
+    with pytest.raises(sa.SegmentNotFoundError):
+        sa.attach(a.handle)
+
+
+def test_shared_lifetime_the_last_process_to_close_removes_it(shm_dir):
+    a = sa.create(10, "f4", lifetime="shared")
+    with Peer("attach-hold", a.handle) as p:
+        p.expect("ATTACHED")
+        a.close()
+        assert os.listdir(shm_dir) == [os.path.basename(a.path)]
+        p.send("go")
+        p.expect("CLOSED")
+        assert p.wait() == 0
+    assert os.listdir(shm_dir) == []
+
+
+def test_persistent_stays_after_close(shm_dir):
+    a = sa.create(10, "u1", lifetime="persistent", name="keep")
+    a.array[:] = 9
+    a.close()
+    with sa.attach("shm://keep") as b:
+        assert b.lifetime == "persistent" and int(b.array.sum()) == 90
+    os.unlink(shm_dir / "keep")
+
+
+def test_attach_slots_record_the_processes_and_are_freed_at_close():
+    with sa.create(3, "f8") as a:
+        with sa.attach(a.handle) as b:
+            assert b.attached_pids() == [os.getpid()]
+        assert a.attached_pids() == []
+
+
+def _child_sum(a, q):
+    q.put(float(a.array.sum()))
+    a.close()
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_pickles_as_its_handle_so_multiprocessing_children_attach(method):
+    with sa.create(100, "f8") as a:
+        a.array[:] = 2
+        assert pickle.loads(pickle.dumps(a)).close() is None
+        ctx = mp.get_context(method)
+        q = ctx.Queue()
+        p = ctx.Process(target=_child_sum, args=(a, q))
+        p.start()
+        assert q.get(timeout=60) == 200.0
+        p.join(60)
+        assert p.exitcode == 0
+
+
+def test_change_signal_wakes_another_process():
+    with sa.create(1, "i8") as a:
+        n = a.change_count
+        assert a.await_change(n, timeout=0.05) == n
+        with Peer("await-change", a.handle, str(n), "30") as p:
+            p.expect("WAITING")
+            assert a.signal_change() == n + 1
+            assert int(p.expect("CHANGED")) == n + 1
