@@ -85,7 +85,22 @@ def test_a_sigkilled_writer_is_recovered_within_a_second():
             assert st.recoveries == 1 and st.writer_pid == 0
 
 
-def test_a_reader_blocks_a_writer_and_a_dead_reader_is_cleared():
+def test_a_sigkilled_reader_is_cleared_by_the_next_writer():
+    with sa.create(10, "i4") as a:
+        with Peer("hold-read", a.handle) as p:
+            p.expect("READING")
+            assert a.lock_status().reader_pids == [p.pid]
+            with pytest.raises(sa.WaitTimeoutError, match=f"pid {p.pid}"):
+                with a.write_lock(timeout=0.2):
+                    pass
+            p.kill()
+            t0 = time.monotonic()
+            with a.write_lock(timeout=10):
+                assert time.monotonic() - t0 < 1.0
+            assert a.lock_status() == sa.LockStatus(0, [], 1)
+
+
+def test_a_reader_in_this_process_blocks_a_writer_thread():
     with sa.create(4, "f8") as a:
         b = sa.attach(a.handle)
         with b.read_lock():

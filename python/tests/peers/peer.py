@@ -10,6 +10,10 @@ Commands (first argument); lines on stdout, flushed:
                                                   TOOK <ms> RECOVERIES <n> WRITER <pid>, write -1 to every element
   attach-hold <handle>                            attach, print ATTACHED; close at a line on stdin, print CLOSED
   await-change <handle> <last> <timeout s>        print WAITING, then CHANGED <count>
+  hold-read <handle>                              take the read lock, print READING, sleep until killed
+  layout                                          print CONST <Class.NAME> <value> for each constant of _layout's
+                                                  descriptor classes, TYPE <NAME> <code> <descr> <item size> for
+                                                  each element type, then END
 TYPE is a Java DType name (F64, I8, BOOL, ...). Errors print ERROR <class> <message> and exit 3.
 """
 
@@ -19,6 +23,7 @@ import time
 import numpy as np
 
 import sharedarrays as sa
+from sharedarrays import _layout
 from sharedarrays._layout import ELEMENT_TYPES
 
 
@@ -100,6 +105,20 @@ def main(args: list[str]) -> None:
         with sa.attach(args[1]) as a:
             out("WAITING")
             out("CHANGED", a.await_change(int(args[2]), float(args[3])))
+    elif cmd == "hold-read":
+        a = sa.attach(args[1])
+        with a.read_lock():
+            out("READING")
+            while True:
+                time.sleep(60)
+    elif cmd == "layout":
+        for cls in (_layout.SegmentDescriptor, _layout.QueueDescriptor, _layout.BarrierDescriptor):
+            for k, v in vars(cls).items():
+                if k.isupper():
+                    out("CONST", f"{cls.__name__}.{k}", v)
+        for t in ELEMENT_TYPES:
+            out("TYPE", t.name, t.code, t.descr, t.item_size)
+        out("END")
     else:
         raise ValueError(f"unknown peer command {cmd}")
 

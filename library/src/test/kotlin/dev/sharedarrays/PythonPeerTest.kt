@@ -8,6 +8,7 @@ import io.kotest.datatest.withData
 import io.kotest.matchers.longs.shouldBeLessThan
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
+import java.lang.reflect.Modifier
 import java.nio.file.Files
 import java.nio.file.Path
 import java.time.Duration
@@ -181,6 +182,50 @@ class PythonPeerTest : FunSpec({
             }
             Files.exists(path) shouldBe false
         }
+    }
+
+    test("a Python reader SIGKILLed while it holds the read lock: the JVM's next writer clears its slot") {
+        SharedArrays.create(I32.TYPE, 10L).use { a ->
+            PythonPeer("hold-read", a.handle().toString()).use { py ->
+                py.expectLine("READING")
+                a.lockStatus().readerPids() shouldBe listOf(py.pid)
+                py.kill()
+                val t0 = System.nanoTime()
+                a.lockWrite(Duration.ofSeconds(10)).use {
+                    ((System.nanoTime() - t0) / 1_000_000) shouldBeLessThan 1000L
+                }
+                a.lockStatus().recoveries() shouldBe 1L
+                a.lockStatus().readerPids() shouldBe emptyList()
+            }
+        }
+    }
+
+    test("python/sharedarrays/_layout.py has every constant of the Java descriptor classes, with the same value, and the element types") {
+        val consts = mutableMapOf<String, String>()
+        val types = mutableListOf<String>()
+        PythonPeer("layout").use { py ->
+            py.expectLine("END")
+            for (line in py.output().lines()) {
+                val parts = line.split(" ")
+                when (parts[0]) {
+                    "CONST" -> consts[parts[1]] = parts[2]
+                    "TYPE" -> types += parts.drop(1).joinToString(" ")
+                }
+            }
+        }
+        val java = mutableMapOf<String, String>()
+        for (name in listOf("internal.segment.SegmentDescriptor", "internal.sync.QueueDescriptor", "internal.sync.BarrierDescriptor")) {
+            val c = Class.forName("dev.sharedarrays.$name")
+            for (f in c.declaredFields) {
+                val m = f.modifiers
+                if (Modifier.isPublic(m) && Modifier.isStatic(m) && Modifier.isFinal(m) && f.type.isPrimitive) {
+                    java[c.simpleName + "." + f.name] = f.get(null).toString()
+                }
+            }
+        }
+        java.size shouldBe 93 // a new Java constant fails here until _layout.py (and docs/PROTOCOL.md) have it
+        consts shouldBe java
+        types shouldBe dev.sharedarrays.internal.kernel.ElementType.values().map { "${it.name} ${it.code()} ${it.descr()} ${it.itemSize()}" }
     }
 
     test("a change signalled by the JVM wakes a Python process waiting for it") {
