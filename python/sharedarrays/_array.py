@@ -61,7 +61,9 @@ class SharedArray:
     def __init__(self, seg: _segment.Segment) -> None:
         self._seg = seg
         f = seg.facts
-        self._array = np.ndarray(f.shape, np.dtype(f.etype.descr), buffer=seg.mm, offset=D.DATA_OFFSET)
+        # frombuffer holds a buffer export of the mapping: while any view of it lives, the mapping cannot be unmapped
+        count = f.data_length // f.etype.item_size
+        self._array = np.frombuffer(seg.mm, np.dtype(f.etype.descr), count, D.DATA_OFFSET).reshape(f.shape)
         self._what = str(seg.handle)
         with _open_guard:
             _open.add(self)
@@ -125,19 +127,26 @@ class SharedArray:
         return self._seg.closed
 
     def attached_pids(self) -> list[int]:
-        return [pid for _, pid, _ in _segment.attached(self._check().words)]
+        """Pids in the attach slots (processes that attached and have not closed, or died since)."""
+        with self._using() as w:
+            return [pid for _, pid, _ in _segment.attached(w)]
 
     # ------------------------------------------------------------ lifecycle
 
     def close(self) -> None:
-        """Detaches; removes the name as the lifetime says. Idempotent."""
+        """Detaches; removes the name as the lifetime says. Idempotent.
+
+        numpy views taken from .array keep the memory mapped (never freed under them) until they go.
+        """
         with _open_guard:
             _open.discard(self)
         self._seg.close()
+        self._array = None
 
     def destroy(self) -> None:
         """Owner only: removes the name (if it still names this array's file) and detaches."""
         self._seg.destroy()
+        self._array = None
         with _open_guard:
             _open.discard(self)
 
@@ -164,37 +173,57 @@ class SharedArray:
         timeout: seconds to wait at most (None: no limit); WaitTimeoutError when it runs out.
         """
         seg = self._check()
-        seg.lock.lock_write(seg.words, self._what, _ns(timeout))
+        seg.enter()
         try:
-            yield self
+            seg.lock.lock_write(seg.words, self._what, _ns(timeout))
+            try:
+                yield self
+            finally:
+                seg.lock.unlock_write(seg.words)
         finally:
-            seg.lock.unlock_write(seg.words)
+            seg.leave()
 
     @contextlib.contextmanager
     def read_lock(self, timeout: float | None = None) -> Iterator["SharedArray"]:
         """Holds the array's cross-process read lock for the block; see write_lock."""
         seg = self._check()
-        seg.lock.lock_read(seg.words, self._what, _ns(timeout))
+        seg.enter()
         try:
-            yield self
+            seg.lock.lock_read(seg.words, self._what, _ns(timeout))
+            try:
+                yield self
+            finally:
+                seg.lock.unlock_read(seg.words)
         finally:
-            seg.lock.unlock_read(seg.words)
+            seg.leave()
+
+    @contextlib.contextmanager
+    def _using(self):
+        seg = self._seg
+        seg.enter()
+        try:
+            yield seg.words
+        finally:
+            seg.leave()
 
     def lock_status(self) -> LockStatus:
-        w = self._check().words
-        return LockStatus(_lock.writer_pid(w), _lock.reader_pids(w), _lock.recoveries(w))
+        with self._using() as w:
+            return LockStatus(_lock.writer_pid(w), _lock.reader_pids(w), _lock.recoveries(w))
 
     def signal_change(self) -> int:
         """Adds one to the change count, wakes the processes waiting in await_change, returns the new count."""
-        return _lock.signal_change(self._check().words)
+        with self._using() as w:
+            return _lock.signal_change(w)
 
     @property
     def change_count(self) -> int:
-        return _lock.change_count(self._check().words)
+        with self._using() as w:
+            return _lock.change_count(w)
 
     def await_change(self, last_seen: int, timeout: float | None = None) -> int:
         """Waits until the change count differs from last_seen (at most timeout s); returns the count."""
-        return _lock.await_change(self._check().words, last_seen, _ns(timeout))
+        with self._using() as w:
+            return _lock.await_change(w, last_seen, _ns(timeout))
 
 
 def _ns(timeout: float | None) -> int | None:

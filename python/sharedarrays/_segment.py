@@ -20,6 +20,7 @@ import os
 import secrets
 import stat
 import struct
+import threading
 import time
 from typing import Callable, NamedTuple
 
@@ -179,6 +180,28 @@ class Segment:
         self.lock = _lock.retain(self.key)
         self.closed = False
         self.pid = os.getpid()
+        self._guard = threading.Lock()
+        self._users = 0  # threads inside a lock or wait call: the mapping stays until they leave
+
+    def enter(self) -> None:
+        """Marks a thread as using the mapping (a lock or wait call); ValueError if closed."""
+        with self._guard:
+            if self.closed:
+                raise ValueError(f"array {self.handle} is closed")
+            self._users += 1
+
+    def leave(self) -> None:
+        with self._guard:
+            self._users -= 1
+            unmap = self.closed and self._users == 0
+        if unmap:
+            self._unmap()
+
+    def _unmap(self) -> None:
+        try:
+            self.mm.close()
+        except BufferError:
+            pass  # numpy views of it remain (each holds an export): the mapping goes when the last of them does
 
     def close(self) -> None:
         """Detaches and removes the name as the lifetime says (Segment.close). Idempotent."""
@@ -212,19 +235,21 @@ class Segment:
 
     def release(self) -> None:
         """Frees the attach slot, unmaps (once no numpy view is left) and closes the descriptor."""
-        if self.closed:
-            return
-        self.closed = True
+        with self._guard:
+            if self.closed:
+                return
+            self.closed = True
+            busy = self._users > 0
         try:
             if self.slot >= 0 and os.fstat(self.fd).st_size >= self.size:  # a truncated file's slots are gone
                 release_attach(self.words, self.slot)
         finally:
             _lock.release(self.key)
             try:
-                self.mm.close()
-            except BufferError:
-                pass  # numpy views of it remain: the mapping goes when the last of them does
-            os.close(self.fd)  # the flock goes with the descriptor
+                if not busy:
+                    self._unmap()
+            finally:
+                os.close(self.fd)  # the flock goes with the descriptor
 
 
 # ---------------------------------------------------------------- control block
@@ -256,20 +281,32 @@ def _invalid(where: str, why: str) -> InvalidSegmentError:
     return InvalidSegmentError(f"{where} is not a valid shared-arrays segment: {why}")
 
 
-def validate(mm: mmap.mmap, size: int, where: str) -> Facts:
-    """ControlBlock.validate: magic, version, ready (acquire), CRC, dtype, ndim, shape, offsets, size, header."""
+def read_pages(fd: int, size: int, where: str) -> tuple[bytes, bytes]:
+    """The header page and the control block, read with pread: a file shrunk meanwhile reads short, never a SIGBUS."""
     check_file_size(size, where)
-    c = size - D.CONTROL_SIZE
-    (magic,) = struct.unpack_from("<Q", mm, c + D.MAGIC_OFFSET)
+    # the ready word first, in a read of its own: what the creator wrote before it is then in the reads after
+    ready = os.pread(fd, 4, size - D.CONTROL_SIZE + D.READY_OFFSET)
+    header = os.pread(fd, D.DATA_OFFSET, 0)
+    control = os.pread(fd, D.CONTROL_SIZE, size - D.CONTROL_SIZE)
+    if len(ready) < 4 or len(header) < D.DATA_OFFSET or len(control) < D.CONTROL_SIZE:
+        raise InvalidSegmentError(f"cannot attach {where}: the file shrank below {size} bytes while it was read")
+    r = D.READY_OFFSET
+    return header, control[:r] + ready + control[r + 4 :]
+
+
+def validate(header: bytes, control: bytes, size: int, where: str) -> Facts:
+    """ControlBlock.validate: magic, version, ready, CRC, dtype, ndim, shape, offsets, size, header."""
+    check_file_size(size, where)
+    (magic,) = struct.unpack_from("<Q", control, D.MAGIC_OFFSET)
     if magic != D.MAGIC:
-        raise _invalid(where, f"no shared-arrays control block at offset {c} (magic 0x{magic:x}, expected 0x{D.MAGIC:x})")
-    (version,) = struct.unpack_from("<I", mm, c + D.VERSION_OFFSET)
+        raise _invalid(where, f"no shared-arrays control block at offset {size - D.CONTROL_SIZE} (magic 0x{magic:x}, "
+                              f"expected 0x{D.MAGIC:x})")
+    (version,) = struct.unpack_from("<I", control, D.VERSION_OFFSET)
     if version != D.VERSION:
         raise _invalid(where, f"format version {version}, this library reads version {D.VERSION}")
-    ready = _native.load32(_native.address(mm) + c + D.READY_OFFSET)
+    (ready,) = struct.unpack_from("<I", control, D.READY_OFFSET)
     if ready != D.READY:
         raise _invalid(where, f"segment is not ready (ready word 0x{ready:x}): its creator has not finished or died while creating it")
-    control = mm[c : c + D.CONTROL_SIZE]
     (stored,) = struct.unpack_from("<I", control, D.CRC_OFFSET)
     actual = control_crc(control)
     if stored != actual:
@@ -299,7 +336,7 @@ def validate(mm: mmap.mmap, size: int, where: str) -> Facts:
     if file_size(n) != size:
         raise _invalid(where, f"file is {size} bytes, but shape {list(shape)} of {etype.descr} needs {file_size(n)}")
     prefix = npy_prefix(etype.descr, shape)
-    page = mm[0 : D.DATA_OFFSET]
+    page = header[: D.DATA_OFFSET]
     if page[: len(prefix)] != prefix or page[len(prefix) : -1].strip(b" ") or page[-1:] != b"\n":
         raise _invalid(where, f".npy header does not match the control block (expected {etype.descr} {list(shape)})")
     return Facts(etype, shape, n, aid, cpid, cstart, created, fl)
@@ -571,14 +608,15 @@ def _attach(fd: int, path: str | None, size: int, expected: Handle, where: str, 
     slot = -1
     words = None
     try:
-        check_file_size(size, where)
-        mm = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
-        facts = validate(mm, size, where)
+        # read (pread) and checked before the file is mapped
+        header, control = read_pages(fd, size, where)
+        facts = validate(header, control, size, where)
         if expected.id is not None and expected.id != facts.id:
             raise InvalidSegmentError(f"cannot attach {where}: handle {expected} expects array id {expected.id:016x}, the segment"
                                       f" has id {facts.id:016x} (the name was reused for another array)")
         if path is not None and os.fstat(fd).st_size < size:
             raise InvalidSegmentError(f"cannot attach {where}: the file shrank from {size} bytes while it was attached")
+        mm = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
         words = Words(_native.address(mm) + size - D.CONTROL_SIZE)
         slot = register_attach(words, where)
         return Segment(facts, False, fd, mm, path, handle_of(facts.id), slot)

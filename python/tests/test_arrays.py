@@ -172,3 +172,35 @@ def test_change_signal_wakes_another_process():
             p.expect("WAITING")
             assert a.signal_change() == n + 1
             assert int(p.expect("CHANGED")) == n + 1
+
+
+def test_a_numpy_view_kept_after_close_keeps_its_memory_and_close_while_another_thread_waits_is_safe():
+    a = sa.create(1000, "f8")
+    a.array[:] = 3
+    view = a.array[10:20]
+    a.close()
+    assert view.sum() == 30.0  # mapped until the view goes: never freed memory, never a crash
+    with pytest.raises(ValueError, match="closed"):
+        a.array
+    del view
+    b = sa.create(10, "i8")
+    c = sa.attach(b.handle)
+    import threading
+    import time
+    with c.write_lock():
+        t = threading.Thread(target=lambda: b.await_change(b.change_count, timeout=0.5))
+        t.start()
+        time.sleep(0.1)
+        b.close()  # the waiting thread still has the mapping
+        t.join()
+    c.close()
+
+
+def test_a_create_larger_than_the_free_space_is_insufficient_space(shm_dir):
+    s = os.statvfs(shm_dir)
+    free = s.f_bavail * s.f_frsize
+    if free * 2 > D.MAX_DATA_BYTES:
+        pytest.skip("the file system has more than 512 GiB free")
+    with pytest.raises(sa.InsufficientSpaceError, match="free, .* requested") as e:
+        sa.create(free * 2 // 8, "f8")
+    assert isinstance(e.value, OSError) and e.value.requested > e.value.free

@@ -115,3 +115,21 @@ def test_a_handle_whose_id_differs_is_refused():
         other = a.handle[:-16] + ("0" * 16 if not a.handle.endswith("0" * 16) else "1" * 16)
         with pytest.raises(sa.InvalidSegmentError, match="expects array id"):
             sa.attach(other)
+
+
+def test_a_truncated_copy_and_a_plain_npy_file_are_refused(shm_dir):
+    with sa.create((100, 100), "f8", name="orig") as a:
+        shutil.copyfile(a.path, shm_dir / "short")
+    size = os.path.getsize(shm_dir / "short")
+    os.truncate(shm_dir / "short", size - D.PAGE)
+    import numpy as np
+    with open(shm_dir / "plain", "wb") as f:
+        np.save(f, np.zeros(4096))
+    try:
+        with pytest.raises(sa.InvalidSegmentError, match="no shared-arrays control block|needs"):
+            sa.attach("shm://short")
+        with pytest.raises(sa.InvalidSegmentError, match="not a multiple of 4096|no shared-arrays control block"):
+            sa.attach("shm://plain")
+    finally:
+        os.unlink(shm_dir / "short")
+        os.unlink(shm_dir / "plain")
