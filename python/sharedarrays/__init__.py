@@ -22,10 +22,11 @@ from ._errors import (
 )
 from ._handle import Handle, parse as parse_handle
 from ._layout import ELEMENT_TYPES
+from ._scan import Participant, SegmentInfo, ls
 
 __all__ = [
     "BACKENDS", "ELEMENT_TYPES", "Handle", "InsufficientSpaceError", "InvalidSegmentError", "LockStatus",
     "SegmentExistsError", "SegmentNotFoundError", "SharedArray", "SharedArraysError", "WaitTimeoutError",
-    "attach", "create", "parse_handle",
+    "Participant", "SegmentInfo", "attach", "create", "ls", "parse_handle",
 ]
 __version__ = "0.1.0"

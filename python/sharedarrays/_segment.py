@@ -507,9 +507,9 @@ def check_stat(s: os.stat_result, p: str, verb: str = "attach") -> None:
                                 " process with SIGBUS)")
 
 
-def open_checked(p: str, verb: str = "attach") -> int:
+def open_checked(p: str, verb: str = "attach", read_write: bool = True) -> int:
     try:
-        fd = os.open(p, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(p, (os.O_RDWR if read_write else os.O_RDONLY) | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as e:
         n = e.errno
         if n == errno.ENOENT:

@@ -204,3 +204,21 @@ def test_a_create_larger_than_the_free_space_is_insufficient_space(shm_dir):
     with pytest.raises(sa.InsufficientSpaceError, match="free, .* requested") as e:
         sa.create(free * 2 // 8, "f8")
     assert isinstance(e.value, OSError) and e.value.requested > e.value.free
+
+
+def test_ls_lists_ours_and_skips_everything_else(shm_dir):
+    with open(shm_dir / "not-ours", "wb") as f:
+        f.write(b"x" * 3 * D.PAGE)
+    os.mkfifo(shm_dir / "fifo")
+    try:
+        with sa.create((3, 4), "u4", name="mine", lifetime="shared") as a:
+            with sa.attach(a.handle) as b:
+                infos = [i for i in sa.ls() if i.path.startswith(str(shm_dir))]
+                assert [i.handle for i in infos] == [a.handle]
+                i = infos[0]
+                assert (i.dtype, i.shape, i.bytes, i.lifetime, i.backend, i.kind) == ("<u4", (3, 4), 48, "shared", "shm", "array")
+                assert i.creator == sa.Participant(os.getpid(), i.creator.start_time, True)
+                assert [p.pid for p in i.attached] == [os.getpid()]
+    finally:
+        os.unlink(shm_dir / "not-ours")
+        os.unlink(shm_dir / "fifo")

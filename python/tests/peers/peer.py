@@ -11,6 +11,8 @@ Commands (first argument); lines on stdout, flushed:
   attach-hold <handle>                            attach, print ATTACHED; close at a line on stdin, print CLOSED
   await-change <handle> <last> <timeout s>        print WAITING, then CHANGED <count>
   hold-read <handle>                              take the read lock, print READING, sleep until killed
+  ls                                              print SEGMENT <handle> <dtype> <lifetime> <kind> <creator pid>
+                                                  <attached pids, comma-separated or ->, for each of sa.ls(), then END
   layout                                          print CONST <Class.NAME> <value> for each constant of _layout's
                                                   descriptor classes, TYPE <NAME> <code> <descr> <item size> for
                                                   each element type, then END
@@ -111,6 +113,10 @@ def main(args: list[str]) -> None:
             out("READING")
             while True:
                 time.sleep(60)
+    elif cmd == "ls":
+        for i in sa.ls():
+            out("SEGMENT", i.handle, i.dtype, i.lifetime, i.kind, i.creator.pid, ",".join(str(p.pid) for p in i.attached) or "-")
+        out("END")
     elif cmd == "layout":
         for cls in (_layout.SegmentDescriptor, _layout.QueueDescriptor, _layout.BarrierDescriptor):
             for k, v in vars(cls).items():

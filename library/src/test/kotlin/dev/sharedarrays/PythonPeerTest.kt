@@ -184,6 +184,21 @@ class PythonPeerTest : FunSpec({
         }
     }
 
+    test("Python's ls shows a JVM-made SHARED array with its creator and the processes attached") {
+        SharedArrays.create(U16.TYPE, longArrayOf(3, 4), CreateOptions.defaults().lifetime(Lifetime.SHARED)).use { a ->
+            PythonPeer("attach-hold", a.handle().toString()).use { holder ->
+                holder.expectLine("ATTACHED")
+                PythonPeer("ls").use { py ->
+                    py.expectLine("END")
+                    val line = py.output().lines().single { it.startsWith("SEGMENT ${a.handle()} ") }
+                    line shouldBe "SEGMENT ${a.handle()} <u2 shared array ${ProcessHandle.current().pid()} ${holder.pid}"
+                }
+                holder.send("go")
+                holder.expectLine("CLOSED")
+            }
+        }
+    }
+
     test("a Python reader SIGKILLed while it holds the read lock: the JVM's next writer clears its slot") {
         SharedArrays.create(I32.TYPE, 10L).use { a ->
             PythonPeer("hold-read", a.handle().toString()).use { py ->
