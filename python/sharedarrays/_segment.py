@@ -207,6 +207,10 @@ class Segment:
         """Detaches and removes the name as the lifetime says (Segment.close). Idempotent."""
         if self.closed:
             return
+        if os.getpid() != self.pid:
+            # a fork()ed child's copy: the name, the flock (one open file description) and the slot are the parent's
+            self.release()
+            return
         life = self.facts.lifetime
         if life == "owner" and self.owner:
             self._unlink_if_still_named()
@@ -219,7 +223,7 @@ class Segment:
         self.release()
 
     def destroy(self) -> None:
-        if not self.owner:
+        if not self.owner or os.getpid() != self.pid:
             raise RuntimeError(f"only the creator (pid {self.facts.creator_pid}) may destroy {self.handle}; "
                                "this process attached it: close() it instead")
         if not self.closed:

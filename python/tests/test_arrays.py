@@ -162,6 +162,34 @@ def test_pickles_as_its_handle_so_multiprocessing_children_attach(method):
         assert q.get(timeout=60) == 200.0
         p.join(60)
         assert p.exitcode == 0
+        # a fork()ed child inherits the object itself: its close() leaves the parent's array alone
+        assert os.path.exists(a.path) and a.array.sum() == 200.0
+        with sa.attach(a.handle):
+            pass
+
+
+def _close_inherited(a, lifetime_q):
+    a.close()
+    lifetime_q.put("closed")
+
+
+@pytest.mark.parametrize("lifetime", ["owner", "shared"])
+def test_a_forked_child_closing_an_inherited_array_neither_removes_it_nor_drops_the_parents_flock(lifetime):
+    with sa.create(10, "i8", lifetime=lifetime) as a:
+        ctx = mp.get_context("fork")
+        q = ctx.Queue()
+        p = ctx.Process(target=_close_inherited, args=(a, q))
+        p.start()
+        assert q.get(timeout=60) == "closed"
+        p.join(60)
+        assert os.path.exists(a.path)
+        import fcntl
+        fd = os.open(a.path, os.O_RDONLY)
+        try:
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the parent still holds LOCK_SH
+        finally:
+            os.close(fd)
 
 
 def test_change_signal_wakes_another_process():
