@@ -133,3 +133,20 @@ def test_a_truncated_copy_and_a_plain_npy_file_are_refused(shm_dir):
     finally:
         os.unlink(shm_dir / "short")
         os.unlink(shm_dir / "plain")
+
+
+def test_a_memfd_handle_to_a_pipe_or_an_unsealed_file_is_refused(tmp_path):
+    r, w = os.pipe()
+    p = tmp_path / "plain"
+    p.write_bytes(b"\0" * 3 * D.PAGE)
+    fd = os.open(p, os.O_RDWR)
+    try:
+        with pytest.raises(sa.InvalidSegmentError, match="not a sealed memfd"):
+            sa.attach(f"memfd://{os.getpid()}/{r}")
+        with pytest.raises(sa.InvalidSegmentError, match="not a sealed memfd"):
+            sa.attach(f"memfd://{os.getpid()}/{fd}")
+        with pytest.raises(sa.SegmentNotFoundError):
+            sa.attach(f"memfd://{os.getpid()}/99999")
+    finally:
+        for d in (r, w, fd):
+            os.close(d)
