@@ -18,6 +18,10 @@ from ._layout import BY_DESCR, ELEMENT_TYPES
 from ._layout import SegmentDescriptor as D
 
 BACKENDS = ("shm", "file", "memfd")
+BACKEND_ENV = "SHARED_ARRAYS_BACKEND"
+MIN_FREE_ENV = "SHARED_ARRAYS_SHM_MIN_FREE"
+DEFAULT_MIN_FREE = 64 << 20
+_detected: list = []
 _open: "weakref.WeakSet[SharedArray]" = weakref.WeakSet()
 _open_guard = threading.Lock()
 
@@ -234,18 +238,56 @@ def _ns(timeout: float | None) -> int | None:
     return int(timeout * 1e9)
 
 
-def create(shape, dtype, name: str | None = None, lifetime: str | None = None, backend: str = "shm",
+def _env_backend() -> str | None:
+    v = os.environ.get(BACKEND_ENV)
+    if not v:
+        return None
+    b = v.strip().lower()
+    if b == "anonymous":
+        raise ValueError(f"{BACKEND_ENV}={v}: anonymous arrays are the JVM's process-local memory; "
+                         f"a Python process takes {', '.join(BACKENDS)}")
+    if b not in BACKENDS:
+        raise ValueError(f"{BACKEND_ENV}={v}: unknown backend '{v}'; accepted: shm, memfd, file, anonymous")
+    return b
+
+
+def _shm_min_free() -> int:
+    v = os.environ.get(MIN_FREE_ENV)
+    if not v:
+        return DEFAULT_MIN_FREE
+    if v.isdigit():
+        return int(v)
+    raise ValueError(f"{MIN_FREE_ENV}={v} is not a byte count; use a whole number >= 0, such as 67108864")
+
+
+def _detect() -> str:
+    """BackendSelection.detect, once per process: shm if its directory has more than the minimum free, else memfd."""
+    if not _detected:
+        try:
+            st = os.statvfs(_segment.shm_directory())
+            b = "shm" if st.f_bavail * st.f_frsize > _shm_min_free() else "memfd"
+        except (OSError, SharedArraysError):
+            b = "memfd"
+        _detected.append(b)
+    return _detected[0]
+
+
+def create(shape, dtype, name: str | None = None, lifetime: str | None = None, backend: str | None = None,
            path: str | None = None) -> SharedArray:
     """Creates a zero-filled shared array.
 
     shape: an int or a tuple of 1 to 8 ints >= 1; dtype: one of the 11 element types (numpy dtype or
     its string: "f8", "float32", "i8", "u1", bool, ...); name: the shm or file name (default sa-<16 hex>);
-    lifetime: "owner" (the default, "persistent" with a path), "shared" or "persistent"; backend: "shm" (default), "file" or
-    "memfd"; path: the file of a file-backed array (implies backend="file").
+    lifetime: "owner" (the default, "persistent" with a path), "shared" or "persistent"; backend: "shm", "file" or
+    "memfd"; path: the file of a file-backed array (implies backend="file"). The backend is chosen as
+    the JVM chooses it: a path means file; else SHARED_ARRAYS_BACKEND if set, then backend=, then shm
+    if the shm directory has more than SHARED_ARRAYS_SHM_MIN_FREE bytes (64 MiB) free, else memfd.
     Raises SegmentExistsError if the name is taken, InsufficientSpaceError if the space is not there.
     """
     if path is not None:
-        backend = "file"
+        backend = "file"  # the environment does not move a path the program chose
+    else:
+        backend = _env_backend() or backend or _detect()
     if lifetime is None:
         lifetime = "persistent" if path is not None else "owner"
     if backend not in BACKENDS:

@@ -9,6 +9,10 @@ import pytest
 
 PEER = os.path.join(os.path.dirname(__file__), "peers", "peer.py")
 
+# as the JVM's tests do for their children: the backend is the tests' to choose, and the default is shm
+os.environ.pop("SHARED_ARRAYS_BACKEND", None)
+os.environ["SHARED_ARRAYS_SHM_MIN_FREE"] = "0"
+
 
 @pytest.fixture(autouse=True)
 def shm_dir(tmp_path, monkeypatch):

@@ -250,3 +250,18 @@ def test_ls_lists_ours_and_skips_everything_else(shm_dir):
     finally:
         os.unlink(shm_dir / "not-ours")
         os.unlink(shm_dir / "fifo")
+
+
+def test_the_backend_is_chosen_as_the_jvm_chooses_it(monkeypatch, tmp_path):
+    monkeypatch.setenv("SHARED_ARRAYS_BACKEND", "memfd")
+    with sa.create(3, "f8", backend="shm") as a:
+        assert a.backend == "memfd"  # the environment wins over the code, as in Java
+    with sa.create(3, "f8", path=str(tmp_path / "x")) as a:
+        assert a.backend == "file"
+        a.destroy()
+    monkeypatch.setenv("SHARED_ARRAYS_BACKEND", "tape")
+    with pytest.raises(ValueError, match="accepted: shm, memfd, file, anonymous"):
+        sa.create(3, "f8")
+    monkeypatch.delenv("SHARED_ARRAYS_BACKEND")
+    with sa.create(3, "f8") as a:
+        assert a.backend in ("shm", "memfd")
