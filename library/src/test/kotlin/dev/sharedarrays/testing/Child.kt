@@ -107,7 +107,7 @@ object Child {
             }
             else -> if (!ConcurrencyCommands.run(args) && !LifetimeCommands.run(args) && !TrustCommands.run(args) &&
                 !QueueCommands.run(args) && !StopCommands.run(args) && !HardeningCommands.run(args) &&
-                !SlotCommands.run(args) && !TruncationQueueCommands.run(args)) {
+                !SlotCommands.run(args) && !TruncationQueueCommands.run(args) && !PeerCommands.run(args)) {
                 error("unknown child command ${args[0]}")
             }
         }
