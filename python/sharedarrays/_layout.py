@@ -127,6 +127,12 @@ class BarrierDescriptor:
     LEFT = -(1 << 63)  # Long.MIN_VALUE: bit 63, set in a party slot whose instance closed
 
 
+class PoolProtocol:
+    """The owner word of a pool slot in flight: IN_QUEUE | (queue tag & 0x7FFFFFFF) << 32 | (position & 0xFFFFFFFF)."""
+
+    IN_QUEUE = -(1 << 63)  # Long.MIN_VALUE: bit 63
+
+
 class ElementType(NamedTuple):
     """A row of internal/kernel/ElementType.java: the code stored in the control block never changes."""
 

@@ -118,7 +118,7 @@ def main(args: list[str]) -> None:
             out("SEGMENT", i.handle, i.dtype, i.lifetime, i.kind, i.creator.pid, ",".join(str(p.pid) for p in i.attached) or "-")
         out("END")
     elif cmd == "layout":
-        for cls in (_layout.SegmentDescriptor, _layout.QueueDescriptor, _layout.BarrierDescriptor):
+        for cls in (_layout.SegmentDescriptor, _layout.QueueDescriptor, _layout.BarrierDescriptor, _layout.PoolProtocol):
             for k, v in vars(cls).items():
                 if k.isupper():
                     out("CONST", f"{cls.__name__}.{k}", v)
