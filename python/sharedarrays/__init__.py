@@ -11,7 +11,7 @@ The protocol (layout, locks, liveness, flock rules) is the Java library's; docs/
 describes every shared byte.
 """
 
-from ._array import BACKENDS, LockStatus, SharedArray, attach, create
+from ._array import BACKENDS, LockStatus, SharedArray, attach, create, receive, serve, sweep
 from ._errors import (
     InsufficientSpaceError,
     InvalidSegmentError,
@@ -27,6 +27,6 @@ from ._scan import Participant, SegmentInfo, ls
 __all__ = [
     "BACKENDS", "ELEMENT_TYPES", "Handle", "InsufficientSpaceError", "InvalidSegmentError", "LockStatus",
     "SegmentExistsError", "SegmentNotFoundError", "SharedArray", "SharedArraysError", "WaitTimeoutError",
-    "Participant", "SegmentInfo", "attach", "create", "ls", "parse_handle",
+    "Participant", "SegmentInfo", "attach", "create", "ls", "parse_handle", "receive", "serve", "sweep",
 ]
 __version__ = "0.1.0"
