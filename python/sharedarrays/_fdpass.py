@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import array as _arr
 import errno
+import fcntl
 import os
 import select
 import socket
@@ -77,6 +78,8 @@ class Server:
         _check_path(self.path)
         self._seg = seg
         self._payload = handle.encode("utf-8")
+        if len(self._payload) > MAX_PAYLOAD:
+            raise ValueError(f"handle {handle} is longer than {MAX_PAYLOAD} bytes")
         self._served = 0
         self._closed = False
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
@@ -101,6 +104,8 @@ class Server:
             s.close()
             raise
         self._sock = s
+        # the server's own descriptor of the memfd: the array's may be closed, and its number reused, at any moment
+        self._fd = fcntl.fcntl(seg.fd, fcntl.F_DUPFD_CLOEXEC, 0)
         self._thread = threading.Thread(target=self._loop, name=f"shared-arrays-serve {self.path}", daemon=True)
         self._thread.start()
 
@@ -130,7 +135,7 @@ class Server:
                         continue  # another user (or the array closed): closed without a word
                     try:
                         sent = conn.sendmsg([self._payload], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-                                                               struct.pack("i", self._seg.fd))], socket.MSG_NOSIGNAL)
+                                                               struct.pack("i", self._fd))], socket.MSG_NOSIGNAL)
                         if sent > 0:
                             self._served += 1
                     except OSError:
@@ -148,6 +153,7 @@ class Server:
         if threading.current_thread() is not self._thread:
             self._thread.join(2)
         self._sock.close()
+        os.close(self._fd)
         try:
             os.unlink(self.path)
         except FileNotFoundError:

@@ -24,9 +24,11 @@ from ._layout import SegmentDescriptor as D
 
 AUTO_SWEEP_ENV = "SHARED_ARRAYS_AUTO_SWEEP"
 PERIOD_NANOS = 5_000_000_000
+POOL_PERIOD_NANOS = 1_000_000_000
 _TEMP = re.compile(r"\.sa-tmp-(\+?[0-9]+)-(\+?[0-9]+)-([0-9a-fA-F]{8})")
 _MARK = NPY_MAGIC + (D.DATA_OFFSET - 10).to_bytes(2, "little")
 _last = [None]
+_last_for_pool = [None]  # its own clock: a create a moment ago must not hold back the sweep a stuck pool needs
 _last_guard = threading.Lock()
 
 
@@ -153,14 +155,24 @@ def _sweep_temp(p: str, dry_run: bool) -> bool:
 
 def maybe_start() -> None:
     """AutoSweep.maybeStart: a sweep of the shm directory on a daemon thread, at most once per 5 s per process."""
+    _maybe_start(_last, PERIOD_NANOS)
+
+
+def maybe_start_for_pool() -> None:
+    """AutoSweep.maybeStartForPool: the same for a pool acquire that waits while slots stay in flight, at most once a
+    second (the queues it removes give their slots back)."""
+    _maybe_start(_last_for_pool, POOL_PERIOD_NANOS)
+
+
+def _maybe_start(clock: list, period: int) -> None:
     try:
         if os.environ.get(AUTO_SWEEP_ENV) == "0":
             return
         now = time.monotonic_ns()
         with _last_guard:
-            if _last[0] is not None and now - _last[0] < PERIOD_NANOS:
+            if clock[0] is not None and now - clock[0] < period:
                 return
-            _last[0] = now
+            clock[0] = now
         d = _segment.shm_directory()
         threading.Thread(target=_auto, args=(d,), name="shared-arrays-auto-sweep", daemon=True).start()
     except Exception:
@@ -174,4 +186,9 @@ def _auto(d: str) -> None:
         pass
 
 
-os.register_at_fork(after_in_child=lambda: _last.__setitem__(0, None))
+def _forked() -> None:
+    _last[0] = None
+    _last_for_pool[0] = None
+
+
+os.register_at_fork(after_in_child=_forked)

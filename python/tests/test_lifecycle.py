@@ -389,3 +389,13 @@ def test_a_server_that_sends_no_descriptor_is_reported(tmp_path):
     finally:
         srv.close()
         os.unlink(sock)
+
+
+def test_a_closed_served_array_sends_no_descriptor(tmp_path):
+    sock = str(tmp_path / "s")
+    a = sa.create(10, "i8", backend="memfd")
+    with sa.serve(a, sock) as server:
+        a.close()
+        with pytest.raises(sa.SharedArraysError, match="sent no descriptor"):
+            sa.receive(sock)
+        assert server.served == 0
