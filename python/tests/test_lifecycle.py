@@ -21,12 +21,6 @@ from sharedarrays._layout import SegmentDescriptor as D
 from conftest import Peer
 
 
-@pytest.fixture(autouse=True)
-def no_auto_sweep(monkeypatch):
-    # each test says when a sweep runs; the auto-sweep test turns it back on
-    monkeypatch.setenv("SHARED_ARRAYS_AUTO_SWEEP", "0")
-
-
 def sweep_here(shm_dir, dry_run=False):
     """sa.sweep's rules on the test's shm directory only (the default file directory belongs to everyone's tests)."""
     return _sweep.sweep(dry_run, [str(shm_dir)])
@@ -201,10 +195,11 @@ def test_a_plain_array_shows_as_array():
 def test_create_starts_an_auto_sweep_at_most_every_5_s_and_it_can_be_turned_off(shm_dir, monkeypatch):
     (first,) = held_by_killed_peer("1", "10")
     _sweep._last[0] = None
-    with sa.create(1, "f8"):  # SHARED_ARRAYS_AUTO_SWEEP=0 here
+    assert os.environ["SHARED_ARRAYS_AUTO_SWEEP"] == "0"  # conftest's
+    with sa.create(1, "f8"):
         time.sleep(0.3)
         assert os.path.exists(first)
-    monkeypatch.setenv("SHARED_ARRAYS_AUTO_SWEEP", "1")
+    monkeypatch.delenv("SHARED_ARRAYS_AUTO_SWEEP")  # on by default
     with sa.create(1, "f8"):
         deadline = time.monotonic() + 10
         while os.path.exists(first) and time.monotonic() < deadline:
