@@ -11,7 +11,7 @@ The protocol (layout, locks, liveness, flock rules) is the Java library's; docs/
 describes every shared byte.
 """
 
-from ._array import BACKENDS, LockStatus, SharedArray, attach, create, receive, serve, sweep
+from ._array import BACKENDS, LockStatus, SharedArray, attach, create
 from ._errors import (
     InsufficientSpaceError,
     InvalidSegmentError,
@@ -24,9 +24,12 @@ from ._handle import Handle, parse as parse_handle
 from ._layout import ELEMENT_TYPES
 from ._scan import Participant, SegmentInfo, ls
 
+from ._array import receive, serve, sweep  # lifecycle: memfd passing over a Unix socket, removal of unused segments
+
 __all__ = [
     "BACKENDS", "ELEMENT_TYPES", "Handle", "InsufficientSpaceError", "InvalidSegmentError", "LockStatus",
     "SegmentExistsError", "SegmentNotFoundError", "SharedArray", "SharedArraysError", "WaitTimeoutError",
-    "Participant", "SegmentInfo", "attach", "create", "ls", "parse_handle", "receive", "serve", "sweep",
+    "Participant", "SegmentInfo", "attach", "create", "ls", "parse_handle",
 ]
+__all__ += ["receive", "serve", "sweep"]
 __version__ = "0.1.0"

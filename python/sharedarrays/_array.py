@@ -309,6 +309,7 @@ def create(shape, dtype, name: str | None = None, lifetime: str | None = None, b
     if lifetime not in _segment.LIFETIMES:
         raise ValueError(f"unknown lifetime '{lifetime}'; accepted: {', '.join(_segment.LIFETIMES)}")
     facts = _segment.new_facts(_element_type(dtype), _shape(shape), lifetime, backend)
+    _sweep.maybe_start()  # as Backends.create: unused segments in the shm directory go (at most every 5 s per process)
     if backend == "memfd":
         seg = _segment.create_memfd(facts, name or f"sa-{facts.id:016x}")
     else:
@@ -320,9 +321,7 @@ def create(shape, dtype, name: str | None = None, lifetime: str | None = None, b
             fix = f"free space in {os.path.dirname(target)} or choose another directory"
             of = (lambda i, p=target: Handle("file", path=p, id=i))
         seg = _segment.create_exclusive(target, facts, fix, of)
-    a = SharedArray(seg)
-    _sweep.maybe_start()  # unused segments of this user in the shm directory go (at most every 5 s; SHARED_ARRAYS_AUTO_SWEEP=0: off)
-    return a
+    return SharedArray(seg)
 
 
 def _trusted(trust_uid) -> frozenset:
