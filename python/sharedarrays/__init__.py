@@ -24,9 +24,12 @@ from ._handle import Handle, parse as parse_handle
 from ._layout import ELEMENT_TYPES
 from ._scan import Participant, SegmentInfo, ls
 
+from ._array import receive, serve, sweep  # lifecycle: memfd passing over a Unix socket, removal of unused segments
+
 __all__ = [
     "BACKENDS", "ELEMENT_TYPES", "Handle", "InsufficientSpaceError", "InvalidSegmentError", "LockStatus",
     "SegmentExistsError", "SegmentNotFoundError", "SharedArray", "SharedArraysError", "WaitTimeoutError",
     "Participant", "SegmentInfo", "attach", "create", "ls", "parse_handle",
 ]
+__all__ += ["receive", "serve", "sweep"]
 __version__ = "0.1.0"

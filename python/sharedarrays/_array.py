@@ -11,7 +11,7 @@ from typing import Iterator, NamedTuple
 
 import numpy as np
 
-from . import _handle, _lock, _proc, _segment
+from . import _handle, _lock, _proc, _segment, _sweep
 from ._errors import SharedArraysError
 from ._handle import Handle
 from ._layout import BY_DESCR, ELEMENT_TYPES
@@ -71,6 +71,9 @@ class SharedArray:
         self._what = str(seg.handle)
         with _open_guard:
             _open.add(self)
+        # dropped without close(): closed when collected (the finalizer holds the segment, never self)
+        self._finalizer = weakref.finalize(self, _collected, seg)
+        self._finalizer.atexit = False  # exit is _close_at_exit's
 
     # ------------------------------------------------------------ facts
 
@@ -144,12 +147,14 @@ class SharedArray:
         """
         with _open_guard:
             _open.discard(self)
+        self._finalizer.detach()
         self._seg.close()
         self._array = None
 
     def destroy(self) -> None:
         """Owner only: removes the name (if it still names this array's file) and detaches."""
         self._seg.destroy()
+        self._finalizer.detach()
         self._array = None
         with _open_guard:
             _open.discard(self)
@@ -230,6 +235,15 @@ class SharedArray:
             return _lock.await_change(w, last_seen, _ns(timeout))
 
 
+def _collected(seg: _segment.Segment) -> None:
+    """A SharedArray was garbage-collected while open: close it as close() would (in a fork()ed child: only
+    its copy). Runs in whatever thread the collector runs; never raises."""
+    try:
+        seg.close()
+    except BaseException:
+        pass
+
+
 def _ns(timeout: float | None) -> int | None:
     if timeout is None:
         return None
@@ -295,6 +309,7 @@ def create(shape, dtype, name: str | None = None, lifetime: str | None = None, b
     if lifetime not in _segment.LIFETIMES:
         raise ValueError(f"unknown lifetime '{lifetime}'; accepted: {', '.join(_segment.LIFETIMES)}")
     facts = _segment.new_facts(_element_type(dtype), _shape(shape), lifetime, backend)
+    _sweep.maybe_start()  # as Backends.create: unused segments in the shm directory go (at most every 5 s per process)
     if backend == "memfd":
         seg = _segment.create_memfd(facts, name or f"sa-{facts.id:016x}")
     else:
@@ -309,30 +324,70 @@ def create(shape, dtype, name: str | None = None, lifetime: str | None = None, b
     return SharedArray(seg)
 
 
-def attach(handle) -> SharedArray:
+def _trusted(trust_uid) -> frozenset:
+    if trust_uid is None:
+        return frozenset()
+    uids = [trust_uid] if isinstance(trust_uid, int) else list(trust_uid)
+    for u in uids:
+        if not isinstance(u, int) or isinstance(u, bool) or u < 0:
+            raise ValueError(f"a uid is an int >= 0, not {u!r}")
+    return frozenset(uids)
+
+
+def attach(handle, trust_uid=None) -> SharedArray:
     """Attaches the array a handle (string or the .handle of another SharedArray) names.
 
+    trust_uid: a uid (or several) whose segments are accepted besides this user's own (Java's
+    AttachOptions.trustUid); by default another user's file is refused.
     Raises SegmentNotFoundError if nothing is there, InvalidSegmentError if what is there is not a
     segment this process trusts (a FIFO, a symlink, a sparse or another user's file, a bad control
     block, another array's id).
     """
+    return SharedArray(_attach_segment(handle, _trusted(trust_uid)))
+
+
+def _attach_segment(handle, trusted: frozenset = frozenset()) -> _segment.Segment:
     h = _handle.parse(str(handle))
     if h.backend == "shm":
         p = os.path.join(_segment.shm_directory(), h.name)
-        seg = _segment.attach_file(p, h, lambda i: Handle("shm", name=h.name, id=i))
-    elif h.backend == "file":
+        return _segment.attach_file(p, h, lambda i: Handle("shm", name=h.name, id=i), trusted)
+    if h.backend == "file":
         d = _segment.file_default_directory()
         if os.path.dirname(h.path) == d:
             unsafe = _segment.unsafe_directory(d)
             if unsafe:
                 from ._errors import InvalidSegmentError
                 raise InvalidSegmentError(f"cannot attach {h}: {unsafe}")
-        seg = _segment.attach_file(h.path, h, lambda i: Handle("file", path=h.path, id=i))
-    elif h.backend == "memfd":
-        seg = _segment.attach_memfd(h)
-    else:
-        raise SharedArraysError(f"cannot attach {h}")
-    return SharedArray(seg)
+        return _segment.attach_file(h.path, h, lambda i: Handle("file", path=h.path, id=i), trusted)
+    if h.backend == "memfd":
+        return _segment.attach_memfd(h, trusted)
+    raise SharedArraysError(f"cannot attach {h}")
+
+
+def receive(socket_path, trust_uid=None) -> SharedArray:
+    """Connects to a serve() socket (a JVM's SharedArrays.serve or this package's serve) and attaches the
+    memfd array whose descriptor it sends (SCM_RIGHTS), checking the id its handle names."""
+    from . import _fdpass
+    return SharedArray(_fdpass.receive_segment(socket_path, _trusted(trust_uid)))
+
+
+def serve(array: SharedArray, socket_path):
+    """Serves a memfd array's descriptor to every process of this user that connects to socket_path (a
+    Unix socket, mode 0600) until the returned server's close(); receive(socket_path) gets the array."""
+    from . import _fdpass
+    seg = array._check()
+    if seg.handle.backend != "memfd":
+        raise ValueError(f"serve passes memfd descriptors, but {array.handle} is a {seg.handle.backend} array: "
+                         "pass its handle string instead")
+    return _fdpass.Server(seg, array.handle, socket_path)
+
+
+def sweep(dry_run: bool = False) -> list[str]:
+    """Removes this user's segments that no process uses any more, and dead creates' temporary files,
+    in the shm directory and the default file directory; returns their paths (dry_run: what it would
+    remove). PERSISTENT segments stay; an OWNER segment stays while its creator or an attached
+    process is recorded alive. Files that are not ours are skipped. As Java's SharedArrays.sweep."""
+    return _sweep.sweep(dry_run)
 
 
 @atexit.register

@@ -498,20 +498,21 @@ def _kind(mode: int) -> str:
     return "of unknown type"
 
 
-def check_stat(s: os.stat_result, p: str, verb: str = "attach") -> None:
-    """SegmentFile.check: regular, this user's, fully allocated."""
+def check_stat(s: os.stat_result, p: str, verb: str = "attach", trusted: frozenset = frozenset()) -> None:
+    """SegmentFile.check: regular, this user's (or of a trusted uid), fully allocated."""
     if not stat.S_ISREG(s.st_mode):
         raise _refused(verb, p, f"is {_kind(s.st_mode)}; segments are regular files")
     me = os.geteuid()
-    if s.st_uid != me:
-        raise _refused(verb, p, f"belongs to uid {s.st_uid}, not to this user (uid {me}); another user's file is not trusted")
+    if s.st_uid != me and s.st_uid not in trusted:
+        raise _refused(verb, p, f"belongs to uid {s.st_uid}, not to this user (uid {me}); another user's file is not trusted"
+                                f" unless trust_uid={s.st_uid} says so")
     if s.st_blocks * 512 < s.st_size:
         raise _refused(verb, p, f"is sparse: {s.st_blocks * 512} of its {s.st_size} bytes are allocated, and shared-arrays"
                                 " reserves every byte at create, so it is not a segment (mapping its holes would crash the"
                                 " process with SIGBUS)")
 
 
-def open_checked(p: str, verb: str = "attach", read_write: bool = True) -> int:
+def open_checked(p: str, verb: str = "attach", read_write: bool = True, trusted: frozenset = frozenset()) -> int:
     try:
         fd = os.open(p, (os.O_RDWR if read_write else os.O_RDONLY) | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as e:
@@ -535,7 +536,7 @@ def open_checked(p: str, verb: str = "attach", read_write: bool = True) -> int:
             raise _refused(verb, p, why) from None
         raise
     try:
-        check_stat(os.fstat(fd), p, verb)
+        check_stat(os.fstat(fd), p, verb, trusted)
     except BaseException:
         os.close(fd)
         raise
@@ -559,8 +560,8 @@ def _lock_shared(fd: int, p: str, verb: str) -> None:
         raise SegmentNotFoundError(f"cannot {verb} {p}: it was removed meanwhile")
 
 
-def attach_file(p: str, expected: Handle, handle_of: Callable[[int], Handle]) -> Segment:
-    fd = open_checked(p)
+def attach_file(p: str, expected: Handle, handle_of: Callable[[int], Handle], trusted: frozenset = frozenset()) -> Segment:
+    fd = open_checked(p, trusted=trusted)
     try:
         _lock_shared(fd, p, "attach")
         size = os.fstat(fd).st_size
@@ -570,7 +571,7 @@ def attach_file(p: str, expected: Handle, handle_of: Callable[[int], Handle]) ->
     return _attach(fd, p, size, expected, p, handle_of)
 
 
-def attach_memfd(h: Handle) -> Segment:
+def attach_memfd(h: Handle, trusted: frozenset = frozenset()) -> Segment:
     proc = f"/proc/{h.pid}/fd/{h.fd}"
 
     def not_sealed(what: str) -> InvalidSegmentError:
@@ -588,6 +589,17 @@ def attach_memfd(h: Handle) -> Segment:
         if e.errno == errno.ENXIO:
             raise not_sealed("a socket or a device") from None
         raise
+    return attach_memfd_fd(fd, h, proc, trusted)
+
+
+def attach_memfd_fd(fd: int, h: Handle, proc: str, trusted: frozenset = frozenset()) -> Segment:
+    """Attaches the memfd open at fd (this function owns it: closed on failure); h gives the id to check."""
+
+    def not_sealed(what: str) -> InvalidSegmentError:
+        return InvalidSegmentError(f"cannot attach {h}: {proc} is {what}, not a sealed memfd; memfd arrays are memfd_create"
+                                   " memory sealed against shrink and grow (F_SEAL_SHRINK|F_SEAL_GROW), so that no process"
+                                   " can shrink them under a mapping")
+
     try:
         s = os.fstat(fd)
         if not stat.S_ISREG(s.st_mode):
@@ -599,7 +611,7 @@ def attach_memfd(h: Handle) -> Segment:
         needed = fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW
         if seals & needed != needed:
             raise not_sealed(f"a memfd without the seals against shrink and grow (seals 0x{seals:x})")
-        check_stat(s, proc)
+        check_stat(s, proc, "attach", trusted)
         fcntl.flock(fd, fcntl.LOCK_SH)
     except BaseException:
         os.close(fd)

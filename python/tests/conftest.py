@@ -12,6 +12,8 @@ PEER = os.path.join(os.path.dirname(__file__), "peers", "peer.py")
 # as the JVM's tests do for their children: the backend is the tests' to choose, and the default is shm
 os.environ.pop("SHARED_ARRAYS_BACKEND", None)
 os.environ["SHARED_ARRAYS_SHM_MIN_FREE"] = "0"
+# no background sweeps at create (they would race tests that place files on purpose); test_lifecycle turns them on
+os.environ["SHARED_ARRAYS_AUTO_SWEEP"] = "0"
 
 
 @pytest.fixture(autouse=True)

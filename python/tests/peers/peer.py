@@ -58,6 +58,10 @@ def checksum(a: sa.SharedArray) -> int:
 
 def main(args: list[str]) -> None:
     cmd = args[0]
+    import lifecycle_peer  # sweep, exit, collection, memfd passing, fill levels: commands listed in its docstring
+
+    if cmd in lifecycle_peer.COMMANDS:
+        return lifecycle_peer.main(args)
     if cmd == "create":
         lifetime = args[4] if len(args) > 4 else "owner"
         backend = args[5] if len(args) > 5 else "shm"

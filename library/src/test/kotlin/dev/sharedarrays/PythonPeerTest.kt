@@ -3,11 +3,13 @@ package dev.sharedarrays
 import dev.sharedarrays.testing.ChildJvm
 import dev.sharedarrays.testing.Patterns
 import dev.sharedarrays.testing.PythonPeer
+import dev.sharedarrays.testing.scratchDir
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.datatest.withData
 import io.kotest.matchers.longs.shouldBeLessThan
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
+import java.io.File
 import java.lang.reflect.Modifier
 import java.nio.file.Files
 import java.nio.file.Path
@@ -254,6 +256,110 @@ class PythonPeerTest : FunSpec({
                 py.expectLine("CHANGED ").toLong() shouldBe seen + 1
                 py.waitForExit() shouldBe 0
             }
+        }
+    }
+
+    /** A private shm directory for the children (and no background sweeps): only the sweeps the test runs remove anything. */
+    fun <T> inPrivateShm(name: String, body: (File, Map<String, String>) -> T): T {
+        val dir = scratchDir(name)
+        dir.setReadable(false, false); dir.setWritable(false, false); dir.setExecutable(false, false)
+        dir.setReadable(true, true); dir.setWritable(true, true); dir.setExecutable(true, true)
+        try {
+            return body(dir, mapOf("SHARED_ARRAYS_DIR" to dir.absolutePath, "SHARED_ARRAYS_AUTO_SWEEP" to "0"))
+        } finally {
+            dir.deleteRecursively()
+        }
+    }
+
+    fun removedBy(py: PythonPeer, dir: File): Set<String> {
+        py.expectLine("END")
+        return py.output().lines().filter { it.startsWith("REMOVED ${dir.absolutePath}/") }.map { it.removePrefix("REMOVED ") }.toSet()
+    }
+
+    test("a Python sweep removes the segments of a SIGKILLed JVM; a JVM sweep those of a SIGKILLed Python process") {
+        inPrivateShm("py-sweep") { dir, env ->
+            val jvmPaths = ChildJvm("hold", "2", "100", env = env).use { jvm ->
+                val paths = List(2) { dir.resolve((ArrayHandle.parse(jvm.expectLine("HANDLE ")) as ArrayHandle.Shm).name()).path }
+                PythonPeer("sweep", env = env).use { py -> removedBy(py, dir) shouldBe emptySet() } // in use
+                jvm.kill()
+                paths
+            }
+            PythonPeer("sweep", env = env).use { py -> removedBy(py, dir) shouldBe jvmPaths.toSet() }
+            jvmPaths.none { File(it).exists() } shouldBe true
+
+            val pyPaths = PythonPeer("hold-create", "2", "100", env = env).use { py ->
+                val paths = List(2) { py.expectLine("PATH ") }
+                py.expectLine("READY")
+                py.kill()
+                paths
+            }
+            pyPaths.all { File(it).exists() } shouldBe true
+            ChildJvm("cli", "sweep", env = env).use { cli ->
+                cli.expectLine("EXIT ") shouldBe "0"
+                pyPaths.forEach { cli.output() shouldContain "removed $it" }
+            }
+            pyPaths.none { File(it).exists() } shouldBe true
+        }
+    }
+
+    test("pool slots a JVM sent into a queue whose Python creator was SIGKILLed: Python's ls shows the fill, its sweep frees them") {
+        inPrivateShm("py-sweep-queue") { dir, env ->
+            ArrayPool.create(F64.TYPE, 8, longArrayOf(4), CreateOptions.defaults().file(dir.toPath().resolve("pool"))).use { pool ->
+                PythonPeer("queue-with-slots", pool.handle().toString(), "0", env = env).use { py ->
+                    py.expectLine("QUEUE ")
+                    val qpath = py.expectLine("PATH ")
+                    ArrayQueue.attach("file://$qpath").use { q ->
+                        repeat(3) { q.send(pool.acquire(Duration.ofSeconds(10)), Duration.ofSeconds(10)) }
+                        q.size() shouldBe 3L
+                    }
+                    pool.free() shouldBe 5
+                    PythonPeer("ls-fill", env = env).use { ls ->
+                        ls.expectLine("END")
+                        val fills = ls.output().lines().filter { it.startsWith("FILL ") }.associate { l ->
+                            l.split(" ").let { it[1].substringBefore("?") to it.drop(2).joinToString(" ") }
+                        }
+                        fills["file://${dir.absolutePath}/pool"] shouldBe "pool 3/8"
+                        fills.filterKeys { it.startsWith("shm://") }.values.toList() shouldBe listOf("queue 3/16")
+                    }
+                    py.kill()
+                    PythonPeer("sweep", env = env).use { sweep -> removedBy(sweep, dir) shouldBe setOf(qpath) }
+                }
+                pool.free() shouldBe 8
+            }
+        }
+    }
+
+    test("a memfd array served by a JVM is received by Python, and one Python serves is received by a JVM") {
+        inPrivateShm("py-memfd") { dir, _ ->
+            val sock = dir.resolve("jvm.sock").path
+            ChildJvm("create", "memfd", "I32", n.toString(), "13", sock).use { jvm ->
+                jvm.expectLine("HANDLE ")
+                PythonPeer("receive", sock, "14").use { py ->
+                    py.expectLine("SEEN ").toLong() shouldBe expected(I32.TYPE, n, 13)
+                    py.expectLine("HANDLE ") shouldContain "memfd://${py.pid}/"
+                    py.expectLine("WROTE")
+                    py.waitForExit() shouldBe 0
+                }
+                jvm.send("check")
+                jvm.expectLine("SEEN ").toLong() shouldBe expected(I32.TYPE, n, 14)
+                jvm.send("exit")
+                jvm.waitForExit() shouldBe 0
+            }
+            val pySock = dir.resolve("py.sock").path
+            PythonPeer("serve", pySock, "F32", n.toString(), "15").use { py ->
+                py.expectLine("SERVING ")
+                ChildJvm("receive", pySock, "16").use { jvm ->
+                    jvm.expectLine("SEEN ").toLong() shouldBe expected(F32.TYPE, n, 15)
+                    jvm.expectLine("WROTE")
+                    jvm.waitForExit() shouldBe 0
+                }
+                py.send("check")
+                py.expectLine("SEEN ").toLong() shouldBe expected(F32.TYPE, n, 16)
+                py.send("exit")
+                py.expectLine("CLOSED")
+                py.waitForExit() shouldBe 0
+            }
+            File(pySock).exists() shouldBe false
         }
     }
 })

@@ -1,0 +1,179 @@
+"""Frees the pool slots in flight in a queue that a sweep removes while no process has it open (DeadQueueSlots.java).
+
+PROTOCOL.md section 15.7: if a live process holds the queue's mutex, nothing is done (the words are a
+copy of a queue in use); else the mutex is taken (at most 1 s; a dead holder is taken over), a
+complete cell a dead sender left at the tail is published, and for every complete kind-1 message
+from head to tail the pool its handle names is attached (its id checked) and the slot freed with
+CAS(owner, inQueue(tag, position) -> 0), bumping the pool's seq. A slot freed already, or taken
+since, is left alone. This module reads only what that needs; the full queue is _queue's.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import mmap
+import os
+import time
+from typing import NamedTuple
+
+from . import _proc
+from ._futex import SLICE_NANOS, Words
+from ._layout import QueueDescriptor as Q
+from ._layout import SegmentDescriptor as D
+
+IN_QUEUE = 1 << 63
+_TAG_MASK = (1 << 31) - 1
+_KIND_POOL_SLOT = 1
+_KIND_VIEW = 2
+_UNUSED_QUEUE_TIMEOUT_NS = 1_000_000_000
+
+
+class Pending(NamedTuple):
+    """A message still in a queue: what freeing its slot needs."""
+
+    position: int
+    kind: int
+    id: int
+    index: int
+    handle: str
+
+
+def in_queue(tag: int, position: int) -> int:
+    """PoolProtocol.inQueue: the owner word of a slot in flight as message `position` of the queue of `tag`."""
+    return IN_QUEUE | (tag & _TAG_MASK) << 32 | (position & 0xFFFFFFFF)
+
+
+def capacity(w: Words, elements: int) -> int:
+    """QueueProtocol.capacity, from the mapped words; -1 if they hold no queue."""
+    if elements < (Q.CELLS_OFFSET + Q.CELL_SIZE) // 8 or w.load64(Q.MAGIC_OFFSET) != Q.MAGIC:
+        return -1
+    c = w.load64(Q.CAPACITY_OFFSET)
+    return c if 1 <= c <= Q.MAX_CAPACITY and elements == (Q.CELLS_OFFSET + Q.CELL_SIZE * c) // 8 else -1
+
+
+def _cell(position: int, cap: int) -> int:
+    return Q.CELLS_OFFSET + Q.CELL_SIZE * (position % cap)
+
+
+def _lock(w: Words, deadline: int) -> bool:
+    """ProcessMutex.lock with a deadline: True once held; takes a dead holder's over; False if a live one kept it."""
+    me = _proc.self_ident()
+    off = Q.MUTEX_OFFSET
+    while True:
+        seen = w.load32(off + 8)
+        holder = w.load64(off)
+        if holder == 0:
+            if w.cas64(off, 0, me):
+                return True
+            continue
+        if not _proc.ident_alive(holder):
+            if w.cas64(off, holder, me):
+                return True
+            continue
+        left = deadline - time.monotonic_ns()
+        if left <= 0:
+            return False
+        w.sleep(off + 8, off + 12, seen, min(SLICE_NANOS, left))
+
+
+def _unlock(w: Words) -> None:
+    w.store64(Q.MUTEX_OFFSET, 0)
+    w.bump(Q.MUTEX_OFFSET + 8, Q.MUTEX_OFFSET + 12)
+
+
+def pending_of_unused_queue(w: Words, cap: int) -> list[Pending]:
+    """QueueProtocol.pendingOfUnusedQueue: the complete messages from head to tail, read under the mutex."""
+    holder = w.load64(Q.MUTEX_OFFSET)
+    if holder != 0 and _proc.ident_alive(holder):
+        return []
+    if not (w.cas64(Q.MUTEX_OFFSET, 0, _proc.self_ident()) or _lock(w, time.monotonic_ns() + _UNUSED_QUEUE_TIMEOUT_NS)):
+        return []  # another process took the queue meanwhile: it is in use after all
+    out = []
+    try:
+        # publishDeadSendersCell
+        tail = w.load64(Q.TAIL_OFFSET)
+        if w.load64(_cell(tail, cap) + Q.CELL_POSITION) == tail and tail - w.load64(Q.HEAD_OFFSET) < cap:
+            w.store64(Q.TAIL_OFFSET, tail + 1)
+            w.bump(Q.PUT_SEQ_OFFSET, Q.PUT_WAITERS_OFFSET)
+        tail = w.load64(Q.TAIL_OFFSET)
+        p = w.load64(Q.HEAD_OFFSET)
+        while p < tail:
+            m = _read(w, _cell(p, cap), p)
+            if m is not None:
+                out.append(m)
+            p += 1
+    finally:
+        _unlock(w)
+    return out
+
+
+def _read(w: Words, c: int, position: int) -> Pending | None:
+    if w.load64(c + Q.CELL_POSITION) != position:
+        return None
+    kind = w.load32(c + Q.CELL_KIND)
+    ndim = w.load32(c + Q.CELL_NDIM)
+    n = w.load32(c + Q.CELL_HANDLE_LENGTH)
+    if kind not in (_KIND_POOL_SLOT, _KIND_VIEW) or not 1 <= ndim <= 8 or n > Q.MAX_HANDLE_BYTES:
+        return None
+    raw = ctypes.string_at(w.base + c + Q.CELL_HANDLE, n)  # a plain read, after the position word's load
+    index = w.load64(c + Q.CELL_INDEX)
+    index = index - (1 << 64) if index >= 1 << 63 else index
+    return Pending(position, kind, w.load64(c + Q.CELL_ID), index, raw.decode("utf-8", "replace"))
+
+
+def free_slots(fd: int, data_length: int) -> int:
+    """Frees the slots in flight in the queue open (exclusively) at fd; how many were freed. Never raises."""
+    try:
+        if os.fstat(fd).st_size < D.DATA_OFFSET + data_length:
+            return 0  # shrunk since it was read: what it held is gone
+        # /proc/self/fd/<fd> opens the very file fd has locked; the new descriptor takes no flock
+        rw = os.open(f"/proc/self/fd/{fd}", os.O_RDWR | os.O_CLOEXEC)
+        try:
+            mm = mmap.mmap(rw, data_length, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE, offset=D.DATA_OFFSET)
+        finally:
+            os.close(rw)
+        try:
+            return _free(mm, data_length)
+        finally:
+            mm.close()
+    except Exception:
+        return 0  # a removal never fails for it: the segment goes all the same
+
+
+def _free(mm: mmap.mmap, data_length: int) -> int:
+    from . import _native
+    from ._array import _attach_segment  # late: _array starts sweeps
+
+    w = Words(_native.address(mm))
+    cap = capacity(w, data_length // 8)
+    if cap < 0:
+        return 0
+    tag = w.load64(Q.TAG_OFFSET)
+    pools: dict = {}
+    freed = 0
+    try:
+        for m in pending_of_unused_queue(w, cap):
+            if m.kind != _KIND_POOL_SLOT:
+                continue
+            if m.handle not in pools:
+                try:
+                    pools[m.handle] = _attach_segment(m.handle)
+                except Exception:
+                    pools[m.handle] = None  # gone, not ours, not a handle: its slots are not ours to free
+            pool = pools[m.handle]
+            if pool is None or pool.facts.id != m.id:
+                continue
+            c = pool.words
+            slots = c.load32(D.POOL_SLOTS_OFFSET) if c.load64(D.POOL_MAGIC_OFFSET) == D.POOL_MAGIC else -1
+            if 1 <= slots <= D.POOL_MAX_SLOTS and pool.facts.shape[0] == slots and 0 <= m.index < slots:
+                if c.cas64(D.POOL_OWNERS_OFFSET + 8 * m.index, in_queue(tag, m.position), 0):
+                    c.bump(D.POOL_SEQ_OFFSET, D.POOL_WAITERS_OFFSET)
+                    freed += 1
+    finally:
+        for pool in pools.values():
+            if pool is not None:
+                try:
+                    pool.close()
+                except Exception:
+                    pass
+    return freed
