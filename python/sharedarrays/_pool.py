@@ -19,10 +19,10 @@ from . import _proc
 from ._array import SharedArray, _element_type, _shape, attach as _attach, create as _create
 from ._errors import InvalidSegmentError, WaitTimeoutError
 from ._futex import SLICE_NANOS, Wait, Words
-from ._layout import SegmentDescriptor as D
+from ._layout import MASK64, PoolProtocol as P, SegmentDescriptor as D
 from ._words import control_words, ns
 
-IN_QUEUE = 1 << 63
+IN_QUEUE = P.IN_QUEUE & MASK64
 _TAG_MASK = (1 << 31) - 1
 _pools: "weakref.WeakSet[Pool]" = weakref.WeakSet()
 
