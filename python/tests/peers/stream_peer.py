@@ -5,6 +5,10 @@ Messages carry numbers: a slot or view filled with `producer * 1_000_000 + k` is
                                                   (then end() the queue if `end` is given)
   produce-views <array> <queue> <n>               send n views a.array[k % rows, ::-1] of a 2-d shared array
                                                   (a row reversed: a negative stride); print DONE
+  produce-mixed <queue> <n>                       create a pool (4 slots of 8 i8, print POOL <handle>) and an
+                                                  i8 array (4, 8) with a[r, c] = r * 1000 + c; message k is
+                                                  slot value(1, k) or, if k % 3 == 2, the view a[k % 4, ::-1];
+                                                  print DONE, end() the queue, close all at a line on stdin
   consume <queue> [hold]                          for each message: print GOT <value of element 0> <kind>
                                                   <sum>, close it (unless `hold`: then print HOLDING and sleep);
                                                   print END <count> when the queue ended
@@ -62,6 +66,26 @@ def main(args: list[str]) -> bool:
         out("DONE")
         q.close()
         a.close()
+    elif cmd == "produce-mixed":
+        q = sa.Queue.attach(args[1])
+        pool = sa.Pool.create("i8", 4, 8)
+        a = sa.create((4, 8), "i8")
+        a.array[...] = np.arange(4)[:, None] * 1000 + np.arange(8)
+        out("POOL", pool.handle)
+        for k in range(int(args[2])):
+            if k % 3 == 2:
+                q.send(a.array[k % 4, ::-1], timeout=30)
+            else:
+                s = pool.acquire(timeout=30)
+                s.array[...] = value(1, k)
+                q.send(s, timeout=30)
+        out("DONE")
+        q.end()
+        sys.stdin.readline()
+        q.close()
+        pool.close()
+        a.close()
+        out("CLOSED")
     elif cmd == "consume":
         q = sa.Queue.attach(args[1])
         hold = len(args) > 2 and args[2] == "hold"
