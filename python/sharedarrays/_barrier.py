@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import threading
 import time
+import weakref
 
 from . import _proc
 from ._array import SharedArray, attach as _attach, create as _create
@@ -14,6 +16,7 @@ from ._words import data_words, ns
 
 REASONS = ("PARTY_DIED", "PARTY_LEFT", "TIMED_OUT", "CANCELLED")
 LEFT = B.LEFT & MASK64
+_barriers: "weakref.WeakSet[Barrier]" = weakref.WeakSet()
 
 
 def words(parties: int) -> int:
@@ -42,6 +45,7 @@ class Barrier:
         self.parties = parties
         self._slot = -1
         self._guard = threading.Lock()
+        _barriers.add(self)
 
     @staticmethod
     def create(parties: int, name: str | None = None, lifetime: str | None = None, backend: str | None = None) -> "Barrier":
@@ -193,27 +197,25 @@ class Barrier:
     def close(self) -> None:
         """Leaves (a registered party that closes breaks later waits: PARTY_LEFT) and detaches. Idempotent."""
         with self._guard:
-            if self._arr.closed:
-                return
-            if self._slot >= 0:
-                me = _proc.self_ident()
-                try:
-                    with data_words(self._arr) as w:
-                        w.cas64(_slot(self._slot), me, me | LEFT)
-                except ValueError:
-                    pass
+            self._leave()
             self._arr.close()
 
     def destroy(self) -> None:
-        self.close_and(self._arr.destroy)
-
-    def close_and(self, then) -> None:
+        """Creator only: leaves, removes the name and detaches."""
         with self._guard:
-            if self._slot >= 0 and not self._arr.closed:
-                me = _proc.self_ident()
-                with data_words(self._arr) as w:
-                    w.cas64(_slot(self._slot), me, me | LEFT)
-            then()
+            self._leave()
+            self._arr.destroy()
+
+    def _leave(self) -> None:
+        # a fork()ed child's copy leaves nothing: the slot is its parent's
+        if self._slot < 0 or self._arr.closed or self._arr._seg.pid != _proc.self_pid():
+            return
+        me = _proc.self_ident()
+        try:
+            with data_words(self._arr) as w:
+                w.cas64(_slot(self._slot), me, me | LEFT)
+        except ValueError:
+            pass
 
     def __enter__(self) -> "Barrier":
         return self
@@ -228,3 +230,13 @@ class Barrier:
         if self._arr.closed:
             return f"Barrier({self.handle}, parties={self.parties}, closed)"
         return f"Barrier({self.handle}, parties={self.parties}, waiting={self.waiting}, broken={self.broken})"
+
+
+@atexit.register
+def _close_at_exit() -> None:
+    # a normal exit leaves, as close() does
+    for b in list(_barriers):
+        try:
+            b.close()
+        except Exception:
+            pass

@@ -138,6 +138,10 @@ class Slot:
         self.pool._held.pop(self.index, None)
         return True
 
+    def __reduce__(self):
+        raise TypeError(f"a pool Slot cannot be pickled: it is this process's hold on slot {self.index}; send it on a "
+                        "sa.Queue (it moves), or pickle the Pool and acquire in the other process")
+
     def __enter__(self) -> "Slot":
         return self
 
@@ -269,8 +273,9 @@ class Pool:
 
     @staticmethod
     def _release_state(arr: SharedArray, held: dict, index: int, state: list, me: int) -> None:
-        # the finalizer of a Slot (close() or garbage collection): at most once
-        if state[0] != 0:
+        # the finalizer of a Slot (close() or garbage collection): at most once, and only in the process that
+        # holds it (a fork()ed child's copy of a Slot must not free its parent's slot)
+        if state[0] != 0 or _proc.self_ident() != me:
             return
         state[0] = 2
         held.pop(index, None)

@@ -564,13 +564,16 @@ class Queue:
             if self._arr.closed or self._closing:
                 return
             self._closing = True
-        try:
-            with data_words(self._arr) as w:
-                self._leave(w)
-                if self._sole_user():
-                    self._free_pending_slots(w)
-        except ValueError:
-            pass
+        if self._arr._seg.pid == _proc.self_pid():
+            # (a fork()ed child's copy only lets go of its mapping: the registrations, the end and the flock
+            # on the shared open file description are its parent's)
+            try:
+                with data_words(self._arr) as w:
+                    self._leave(w)
+                    if self._sole_user():
+                        self._free_pending_slots(w)
+            except ValueError:
+                pass
         for p in self._pools.values():
             p.close()
         for a in self._arrays.values():

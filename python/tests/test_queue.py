@@ -216,3 +216,27 @@ def test_queues_and_pools_pickle_as_their_handles_for_spawned_children():
             if child.is_alive():
                 child.kill()
         assert pool.free() == 3
+
+
+def test_a_forked_childs_copies_free_no_slot_and_end_no_queue_of_its_parent():
+    with sa.Pool.create("i8", 1, 2) as pool, sa.Queue.create(2) as q:
+        s = pool.acquire(timeout=1)
+        pid = os.fork()
+        if pid == 0:  # the child: drop and close its copies, as its exit would
+            code = 0
+            try:
+                s.close()
+                q.close()
+                pool.close()
+            except BaseException:
+                code = 1
+            os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert pool.free() == 0 and not s.closed and not q.ended
+        q.send(s, timeout=1)
+        m = q.receive(timeout=1)
+        m.close()
+        assert pool.free() == 1
+        with pytest.raises(TypeError, match="cannot be pickled"):
+            pickle.dumps(m)
