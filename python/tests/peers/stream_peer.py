@@ -18,6 +18,10 @@ Messages carry numbers: a slot or view filled with `producer * 1_000_000 + k` is
   hold-slot <pool>                                acquire a slot, print HOLDING <index>, sleep until killed
   hold-mutex <queue>                              take the queue's mutex, print HOLDING, sleep until killed
   receive-until-abandoned <queue>                 receive (closing) until QueueAbandonedError: print ABANDONED <pids>
+  own-queue-barrier                               create a queue (capacity 4) and a barrier of 2 parties, print
+                                                  QUEUE <handle> and BARRIER <handle>, register, receive one
+                                                  message (print GOT <sum>), wait at the barrier (print TRIP),
+                                                  close both at a line on stdin, print CLOSED
   barrier <handle> <n> <timeout s>                register, print REGISTERED, wait n times printing TRIP <i>,
                                                   then wait once more: print BROKEN <reason> <pid> when it breaks
 """
@@ -145,6 +149,21 @@ def main(args: list[str]) -> bool:
                 m.close()
         except sa.QueueAbandonedError as e:
             out("ABANDONED", ",".join(str(p) for p in e.pids))
+    elif cmd == "own-queue-barrier":
+        q = sa.Queue.create(4)
+        b = sa.Barrier.create(2)
+        b.register()
+        out("QUEUE", q.handle)
+        out("BARRIER", b.handle)
+        m = q.receive(timeout=30)
+        out("GOT", int(m.array.sum()))
+        m.close()
+        b.wait(timeout=30)
+        out("TRIP")
+        sys.stdin.readline()
+        q.close()
+        b.close()
+        out("CLOSED")
     elif cmd == "barrier":
         b = sa.Barrier.attach(args[1])
         n, timeout = int(args[2]), float(args[3])

@@ -100,6 +100,31 @@ class PythonStreamTest : FunSpec({
         }
     }
 
+    test("a queue and a barrier Python created: the JVM attaches, sends to it and meets at it") {
+        PythonPeer("own-queue-barrier").use { py ->
+            val qh = py.expectLine("QUEUE ")
+            val bh = py.expectLine("BARRIER ")
+            SharedArrays.create(I32.TYPE, longArrayOf(3, 4), shm).use { a ->
+                for (i in 0 until 12L) a.setLong(i, i)
+                ArrayQueue.attach(qh).use { q ->
+                    SharedBarrier.attach(bh).use { bar ->
+                        bar.parties() shouldBe 2
+                        q.capacity() shouldBe 4
+                        q.send(a.select(0, 2), s30) // row 2: 8 + 9 + 10 + 11
+                        py.expectLine("GOT ") shouldBe "38"
+                        bar.await(s30)
+                        py.expectLine("TRIP")
+                        py.send("close")
+                        py.expectLine("CLOSED")
+                        // the creator's close of an OWNER queue ended it
+                        q.isEnded() shouldBe true
+                    }
+                }
+            }
+            py.waitForExit() shouldBe 0
+        }
+    }
+
     test("a barrier of two JVM and two Python parties trips; a killed party breaks it in both languages") {
         val trips = 10
         SharedBarrier.create(4, shm).use { bar ->
