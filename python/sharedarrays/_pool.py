@@ -25,6 +25,9 @@ from ._words import control_words, ns
 IN_QUEUE = P.IN_QUEUE & MASK64
 _TAG_MASK = (1 << 31) - 1
 _pools: "weakref.WeakSet[Pool]" = weakref.WeakSet()
+# orders the state changes of all Slots (held -> moving -> ended, or held -> ended); reentrant, as a garbage
+# collection that finalizes a Slot may run in a thread inside this lock
+_transitions = threading.RLock()
 
 
 def in_queue(tag: int, position: int) -> int:
@@ -80,7 +83,6 @@ class Slot:
         self.index = index
         self._array = pool._arr.array[index]
         self._state = [0]  # 0 held, 1 moving (a send), 2 ended: shared with the finalizer
-        self._guard = threading.Lock()
         pool._held[index] = self._state
         self._finalizer = weakref.finalize(self, Pool._release_state, pool._arr, pool._held, index, self._state,
                                            _proc.self_ident())
@@ -120,20 +122,19 @@ class Slot:
 
     def _move_to(self, owner: int) -> bool:
         """Gives the slot to an in-flight owner word (a send); False if this process no longer holds it."""
-        with self._guard:
+        with _transitions:
             if self._state[0] != 0:
                 return False
-            self._state[0] = 1
+            self._state[0] = 1  # a close() meanwhile leaves the slot to this move, as SlotLease does
+        ok = False
         try:
             with control_words(self.pool._arr) as c:
                 ok = move(c, self.index, _proc.self_ident(), owner)
-        except BaseException:
-            self._state[0] = 0
-            raise
+        finally:
+            with _transitions:
+                self._state[0] = 2 if ok else 0
         if not ok:
-            self._state[0] = 0
             return False
-        self._state[0] = 2
         self._finalizer.detach()
         self.pool._held.pop(self.index, None)
         return True
@@ -275,9 +276,10 @@ class Pool:
     def _release_state(arr: SharedArray, held: dict, index: int, state: list, me: int) -> None:
         # the finalizer of a Slot (close() or garbage collection): at most once, and only in the process that
         # holds it (a fork()ed child's copy of a Slot must not free its parent's slot)
-        if state[0] != 0 or _proc.self_ident() != me:
-            return
-        state[0] = 2
+        with _transitions:
+            if state[0] != 0 or _proc.self_ident() != me:
+                return
+            state[0] = 2
         held.pop(index, None)
         try:
             with control_words(arr) as c:

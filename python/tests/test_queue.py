@@ -240,3 +240,35 @@ def test_a_forked_childs_copies_free_no_slot_and_end_no_queue_of_its_parent():
         assert pool.free() == 1
         with pytest.raises(TypeError, match="cannot be pickled"):
             pickle.dumps(m)
+
+
+def test_threads_of_one_process_share_a_queue_and_a_pool():
+    import threading
+
+    n = 200
+    got: list[int] = []
+    guard = threading.Lock()
+    with sa.Pool.create("i8", 4, 2) as pool, sa.Queue.create(3) as q:
+        def produce(p):
+            for k in range(n):
+                s = pool.acquire(timeout=10)
+                s.array[...] = p * 1_000_000 + k
+                q.send(s, timeout=10)
+
+        def consume():
+            for m in q:
+                with guard:
+                    got.append(int(m.array[0]))
+                m.close()
+
+        consumers = [threading.Thread(target=consume) for _ in range(2)]
+        producers = [threading.Thread(target=produce, args=(p,)) for p in range(3)]
+        for t in consumers + producers:
+            t.start()
+        for t in producers:
+            t.join(60)
+        q.end()
+        for t in consumers:
+            t.join(60)
+        assert sorted(got) == sorted(p * 1_000_000 + k for p in range(3) for k in range(n))
+        assert pool.free() == 4
