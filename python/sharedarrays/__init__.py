@@ -7,14 +7,21 @@
         with b.read_lock(): total = b.array.sum()
     a.destroy()
 
+    pool = sa.Pool.create("f8", 8, (1024, 1024)); q = sa.Queue.create(16)   # streams, as ArrayPool/ArrayQueue
+    s = pool.acquire(timeout=5); s.array[...] = 1; q.send(s)                # the slot moves, no copy
+    m = q.receive(timeout=5); m.close()                                       # in another process: the same words
+
 The protocol (layout, locks, liveness, flock rules) is the Java library's; docs/PROTOCOL.md
 describes every shared byte.
 """
 
 from ._array import BACKENDS, LockStatus, SharedArray, attach, create
+from ._barrier import Barrier
 from ._errors import (
+    BarrierBrokenError,
     InsufficientSpaceError,
     InvalidSegmentError,
+    QueueAbandonedError,
     SegmentExistsError,
     SegmentNotFoundError,
     SharedArraysError,
@@ -22,11 +29,14 @@ from ._errors import (
 )
 from ._handle import Handle, parse as parse_handle
 from ._layout import ELEMENT_TYPES
+from ._pool import Pool, Slot
+from ._queue import ArrayView, Queue
 from ._scan import Participant, SegmentInfo, ls
 
 from ._array import receive, serve, sweep  # lifecycle: memfd passing over a Unix socket, removal of unused segments
 
 __all__ = [
+    "ArrayView", "Barrier", "BarrierBrokenError", "Pool", "Queue", "QueueAbandonedError", "Slot",
     "BACKENDS", "ELEMENT_TYPES", "Handle", "InsufficientSpaceError", "InvalidSegmentError", "LockStatus",
     "SegmentExistsError", "SegmentNotFoundError", "SharedArray", "SharedArraysError", "WaitTimeoutError",
     "Participant", "SegmentInfo", "attach", "create", "ls", "parse_handle",

@@ -287,7 +287,7 @@ def _detect() -> str:
 
 
 def create(shape, dtype, name: str | None = None, lifetime: str | None = None, backend: str | None = None,
-           path: str | None = None) -> SharedArray:
+           path: str | None = None, _init=None) -> SharedArray:
     """Creates a zero-filled shared array.
 
     shape: an int or a tuple of 1 to 8 ints >= 1; dtype: one of the 11 element types (numpy dtype or
@@ -311,7 +311,7 @@ def create(shape, dtype, name: str | None = None, lifetime: str | None = None, b
     facts = _segment.new_facts(_element_type(dtype), _shape(shape), lifetime, backend)
     _sweep.maybe_start()  # as Backends.create: unused segments in the shm directory go (at most every 5 s per process)
     if backend == "memfd":
-        seg = _segment.create_memfd(facts, name or f"sa-{facts.id:016x}")
+        seg = _segment.create_memfd(facts, name or f"sa-{facts.id:016x}", _init)
     else:
         target = _segment.resolve_create_target(backend, name, path)
         if backend == "shm":
@@ -320,7 +320,7 @@ def create(shape, dtype, name: str | None = None, lifetime: str | None = None, b
         else:
             fix = f"free space in {os.path.dirname(target)} or choose another directory"
             of = (lambda i, p=target: Handle("file", path=p, id=i))
-        seg = _segment.create_exclusive(target, facts, fix, of)
+        seg = _segment.create_exclusive(target, facts, fix, of, _init)
     return SharedArray(seg)
 
 

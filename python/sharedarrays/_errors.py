@@ -31,3 +31,20 @@ class InsufficientSpaceError(OSError):
 
     def __str__(self) -> str:
         return self.args[0]
+
+
+class QueueAbandonedError(SharedArraysError):
+    """A queue waited on can never move: every registered process on the other side died (pids)."""
+
+    def __init__(self, message: str, pids: list[int]) -> None:
+        super().__init__(message)
+        self.pids = list(pids)
+
+
+class BarrierBrokenError(SharedArraysError):
+    """A barrier broke: reason is "PARTY_DIED", "PARTY_LEFT", "TIMED_OUT" or "CANCELLED"; pid broke it."""
+
+    def __init__(self, message: str, reason: str, pid: int) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.pid = pid

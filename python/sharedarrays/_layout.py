@@ -1,7 +1,7 @@
 """The shared bytes, as constants named exactly as the Java classes name them.
 
 One class per Java descriptor class (dev.sharedarrays.internal.segment.SegmentDescriptor,
-internal.sync.QueueDescriptor, internal.sync.BarrierDescriptor), with every public static final
+internal.sync.QueueDescriptor, internal.sync.BarrierDescriptor, internal.sync.PoolProtocol), with every public static final
 constant at the same value; docs/PROTOCOL.md describes each word. Offsets in SegmentDescriptor are
 from the start of the control block (file size - CONTROL_SIZE); those of QueueDescriptor and
 BarrierDescriptor are from the start of the data of the I64 array that holds the queue or barrier.
@@ -128,9 +128,9 @@ class BarrierDescriptor:
 
 
 class PoolProtocol:
-    """The owner word of a pool slot in flight: IN_QUEUE | (queue tag & 0x7FFFFFFF) << 32 | (position & 0xFFFFFFFF)."""
+    """The owner words of a pool's slots (in SegmentDescriptor's POOL_OWNERS_OFFSET): 0, an ident, or in flight."""
 
-    IN_QUEUE = -(1 << 63)  # Long.MIN_VALUE: bit 63
+    IN_QUEUE = -(1 << 63)  # Long.MIN_VALUE: bit 63, the slot is in flight in a queue
 
 
 class ElementType(NamedTuple):

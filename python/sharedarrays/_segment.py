@@ -259,8 +259,9 @@ class Segment:
 # ---------------------------------------------------------------- control block
 
 
-def write_control(mm: mmap.mmap, facts: Facts) -> None:
-    """ControlBlock.initialize: header page, control fields, CRC, then the ready word last."""
+def write_control(mm: mmap.mmap, facts: Facts, init: Callable[[int, int], None] | None = None) -> None:
+    """ControlBlock.initialize: header page, control fields, CRC, init(address, size) (a pool's, queue's or
+    barrier's words, as Backends.create's initializer), then the ready word last."""
     size = len(mm)
     c = size - D.CONTROL_SIZE
     mm[0 : D.DATA_OFFSET] = npy_header(facts.etype.descr, facts.shape)
@@ -270,6 +271,8 @@ def write_control(mm: mmap.mmap, facts: Facts) -> None:
     struct.pack_into("<8Q", mm, c + D.DATA_OFFSET_OFFSET, D.DATA_OFFSET, facts.data_length, facts.id, facts.creator_pid,
                      facts.creator_start, facts.created_millis, facts.flags, 0)
     struct.pack_into("<I", mm, c + D.CRC_OFFSET, control_crc(mm[c : c + D.CRC_COVERED]))
+    if init is not None:
+        init(_native.address(mm), size)
     _native.store32(_native.address(mm) + c + D.READY_OFFSET, D.READY)  # seq-cst: at least a release store
 
 
@@ -382,7 +385,8 @@ def attached(c: Words) -> list[tuple[int, int, int]]:
 # ---------------------------------------------------------------- create
 
 
-def create_exclusive(target: str, facts: Facts, space_fix: str, handle_of: Callable[[int], Handle]) -> Segment:
+def create_exclusive(target: str, facts: Facts, space_fix: str, handle_of: Callable[[int], Handle],
+                     init: Callable[[int, int], None] | None = None) -> Segment:
     d = os.path.dirname(target)
     size = file_size(facts.data_length)
     if os.path.lexists(target):
@@ -411,7 +415,7 @@ def create_exclusive(target: str, facts: Facts, space_fix: str, handle_of: Calla
                 raise _no_space(d, size, _usable_space(d), space_fix) from None
             raise OSError(e.errno, f"posix_fallocate({temp}, {size} bytes) failed: {os.strerror(e.errno)}") from None
         mm = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
-        write_control(mm, facts)
+        write_control(mm, facts, init)
         try:
             os.link(temp, target)
         except FileExistsError:
@@ -457,7 +461,7 @@ def _write_header_page(fd: int, facts: Facts, d: str, size: int, fix: str, temp:
         raise SharedArraysError(f"pwrite({temp}) wrote {n} of {D.DATA_OFFSET} bytes")
 
 
-def create_memfd(facts: Facts, name: str) -> Segment:
+def create_memfd(facts: Facts, name: str, init: Callable[[int, int], None] | None = None) -> Segment:
     size = file_size(facts.data_length)
     fd = os.memfd_create(name, os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
     mm = None
@@ -473,7 +477,7 @@ def create_memfd(facts: Facts, name: str) -> Segment:
             raise
         fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL)
         mm = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
-        write_control(mm, facts)
+        write_control(mm, facts, init)
         return Segment(facts, True, fd, mm, None, Handle("memfd", pid=_proc.self_pid(), fd=fd, id=facts.id), -1)
     except BaseException:
         if mm is not None:

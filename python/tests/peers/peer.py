@@ -16,6 +16,7 @@ Commands (first argument); lines on stdout, flushed:
   layout                                          print CONST <Class.NAME> <value> for each constant of _layout's
                                                   descriptor classes, TYPE <NAME> <code> <descr> <item size> for
                                                   each element type, then END
+Queue, pool and barrier commands: see stream_peer.py.
 TYPE is a Java DType name (F64, I8, BOOL, ...). Errors print ERROR <class> <message> and exit 3.
 """
 
@@ -130,7 +131,10 @@ def main(args: list[str]) -> None:
             out("TYPE", t.name, t.code, t.descr, t.item_size)
         out("END")
     else:
-        raise ValueError(f"unknown peer command {cmd}")
+        import stream_peer  # queues, pools and barriers: commands listed in its docstring
+
+        if not stream_peer.main(args):
+            raise ValueError(f"unknown peer command {cmd}")
 
 
 if __name__ == "__main__":

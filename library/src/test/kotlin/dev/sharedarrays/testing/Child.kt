@@ -107,7 +107,8 @@ object Child {
             }
             else -> if (!ConcurrencyCommands.run(args) && !LifetimeCommands.run(args) && !TrustCommands.run(args) &&
                 !QueueCommands.run(args) && !StopCommands.run(args) && !HardeningCommands.run(args) &&
-                !SlotCommands.run(args) && !TruncationQueueCommands.run(args) && !PeerCommands.run(args)) {
+                !SlotCommands.run(args) && !TruncationQueueCommands.run(args) && !PeerCommands.run(args) &&
+                !StreamPeerCommands.run(args)) {
                 error("unknown child command ${args[0]}")
             }
         }

@@ -1,0 +1,327 @@
+"""Pool: the JVM's ArrayPool (internal/sync/PoolProtocol.java), on the same words (PROTOCOL.md section 13).
+
+A pool is a segment of shape (slots, *slot_shape) whose control block holds one owner word per
+slot: 0 free, the ident of the process holding it, or IN_QUEUE|tag<<32|position while a queue
+carries it. Owner words change only by CAS, so a slot has one owner at a time.
+"""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import threading
+import time
+import weakref
+
+import numpy as np
+
+from . import _proc
+from ._array import SharedArray, _element_type, _shape, attach as _attach, create as _create
+from ._errors import InvalidSegmentError, WaitTimeoutError
+from ._futex import SLICE_NANOS, Wait, Words
+from ._layout import MASK64, PoolProtocol as P, SegmentDescriptor as D
+from ._words import control_words, ns
+
+IN_QUEUE = P.IN_QUEUE & MASK64
+_TAG_MASK = (1 << 31) - 1
+_pools: "weakref.WeakSet[Pool]" = weakref.WeakSet()
+# orders the state changes of all Slots (held -> moving -> ended, or held -> ended); reentrant, as a garbage
+# collection that finalizes a Slot may run in a thread inside this lock
+_transitions = threading.RLock()
+
+
+def in_queue(tag: int, position: int) -> int:
+    """PoolProtocol.inQueue: the owner word of a slot in flight as message `position` of the queue of `tag`."""
+    return IN_QUEUE | (tag & _TAG_MASK) << 32 | (position & 0xFFFFFFFF)
+
+
+def _owner(i: int) -> int:
+    return D.POOL_OWNERS_OFFSET + 8 * i
+
+
+def move(c: Words, i: int, frm: int, to: int) -> bool:
+    """CAS of slot i's owner word; a slot freed (to == 0) bumps the pool's futex word."""
+    if not c.cas64(_owner(i), frm, to):
+        return False
+    if to == 0:
+        c.bump(D.POOL_SEQ_OFFSET, D.POOL_WAITERS_OFFSET)
+    return True
+
+
+def try_acquire(c: Words, slots: int, me: int, start: int) -> int:
+    for k in range(slots):
+        i = (start + k) % slots
+        if c.load64(_owner(i)) == 0 and c.cas64(_owner(i), 0, me):
+            return i
+    return -1
+
+
+def reclaim_dead(c: Words, slots: int) -> int:
+    """Frees the slots whose owning process is gone (never the ones in flight); how many."""
+    alive: dict[int, bool] = {}
+    freed = 0
+    for i in range(slots):
+        o = c.load64(_owner(i))
+        if o and not o & IN_QUEUE:
+            if o not in alive:
+                alive[o] = _proc.ident_alive(o)
+            if not alive[o] and move(c, i, o, 0):
+                freed += 1
+    return freed
+
+
+class Slot:
+    """One slot of a pool held by this process: `.array` is its numpy view (writable).
+
+    close() gives it back to the pool; sending it on a Queue moves it (this object is closed then).
+    A Slot dropped without close() is given back when the garbage collector frees it; views of
+    .array taken before must not be used after that. Thread-safe; `with` closes it.
+    """
+
+    def __init__(self, pool: "Pool", index: int) -> None:
+        self.pool = pool
+        self.index = index
+        self._array = pool._arr.array[index]
+        self._state = [0]  # 0 held, 1 moving (a send), 2 ended: shared with the finalizer
+        pool._held[index] = self._state
+        self._finalizer = weakref.finalize(self, Pool._release_state, pool._arr, pool._held, index, self._state,
+                                           _proc.self_ident())
+
+    @property
+    def array(self) -> np.ndarray:
+        if self._state[0] == 2:
+            raise ValueError(f"slot {self.index} of pool {self.pool.handle} is closed (given back or sent)")
+        return self._array
+
+    @array.setter
+    def array(self, value) -> None:
+        a = self.array
+        if value is not a:
+            a[...] = value
+
+    @property
+    def handle(self) -> str:
+        """The pool's handle: a slot travels as (pool handle, index)."""
+        return self.pool.handle
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._array.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._array.dtype
+
+    @property
+    def closed(self) -> bool:
+        return self._state[0] == 2
+
+    def close(self) -> None:
+        """Gives the slot back to the pool (frees it). Idempotent."""
+        self._finalizer()
+
+    def _move_to(self, owner: int) -> bool:
+        """Gives the slot to an in-flight owner word (a send); False if this process no longer holds it."""
+        with _transitions:
+            if self._state[0] != 0:
+                return False
+            self._state[0] = 1  # a close() meanwhile leaves the slot to this move, as SlotLease does
+        ok = False
+        try:
+            with control_words(self.pool._arr) as c:
+                ok = move(c, self.index, _proc.self_ident(), owner)
+        finally:
+            with _transitions:
+                self._state[0] = 2 if ok else 0
+        if not ok:
+            return False
+        self._finalizer.detach()
+        self.pool._held.pop(self.index, None)
+        return True
+
+    def __reduce__(self):
+        raise TypeError(f"a pool Slot cannot be pickled: it is this process's hold on slot {self.index}; send it on a "
+                        "sa.Queue (it moves), or pickle the Pool and acquire in the other process")
+
+    def __enter__(self) -> "Slot":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "held"
+        return f"Slot({self.index} of {self.pool.handle}, shape={self._array.shape}, dtype={self._array.dtype.str}, {state})"
+
+
+class Pool:
+    """N equal slots of one dtype and shape in one segment, shared by JVM and Python processes.
+
+    acquire() hands out a free slot owned by this process (waiting while none is free; a slot of a
+    dead process is taken back); close() of the slot gives it back. The segment is a valid .npy of
+    shape (slots, *slot_shape). close() gives back the slots this instance still holds.
+    """
+
+    def __init__(self, arr: SharedArray, slots: int) -> None:
+        self._arr = arr
+        self.slots = slots
+        self._held: dict[int, list] = {}
+        self._next = itertools.count()
+        _pools.add(self)
+
+    @staticmethod
+    def create(dtype, slots: int, slot_shape, name: str | None = None, lifetime: str | None = None,
+               backend: str | None = None) -> "Pool":
+        """A new pool of `slots` (1..256) slots of `slot_shape` (1 to 7 dimensions) of `dtype`."""
+        if not 1 <= slots <= D.POOL_MAX_SLOTS:
+            raise ValueError(f"a pool has 1 to {D.POOL_MAX_SLOTS} slots, but slots was {slots}")
+        ss = _shape(slot_shape)
+        if not 1 <= len(ss) < D.MAX_DIMS:
+            raise ValueError(f"a slot has 1 to {D.MAX_DIMS - 1} dimensions, but slot_shape was {list(ss)}")
+        _element_type(dtype)
+
+        def init(base: int, size: int) -> None:
+            c = Words(base + size - D.CONTROL_SIZE)
+            c.store32(D.POOL_SLOTS_OFFSET, slots)
+            c.store64(D.POOL_MAGIC_OFFSET, D.POOL_MAGIC)
+
+        return Pool(_create((slots, *ss), dtype, name=name, lifetime=lifetime, backend=backend, _init=init), slots)
+
+    @staticmethod
+    def attach(handle, dtype=None) -> "Pool":
+        """Attaches the pool a handle names; dtype, if given, must be the pool's (ValueError otherwise)."""
+        arr = _attach(str(handle))
+        try:
+            if dtype is not None and _element_type(dtype).descr != _element_type(arr.dtype).descr:
+                raise ValueError(f"pool {handle} holds {arr.dtype.str}, not {np.dtype(dtype).str}")
+            with control_words(arr) as c:
+                n = c.load32(D.POOL_SLOTS_OFFSET) if c.load64(D.POOL_MAGIC_OFFSET) == D.POOL_MAGIC else -1
+            if not 1 <= n <= D.POOL_MAX_SLOTS or len(arr.shape) < 2 or arr.shape[0] != n:
+                raise InvalidSegmentError(f"{handle} is not an array pool: it is an array of {arr.dtype.str} {list(arr.shape)}"
+                                          " without pool words in its control block")
+            return Pool(arr, n)
+        except BaseException:
+            arr.close()
+            raise
+
+    @property
+    def handle(self) -> str:
+        return self._arr.handle
+
+    @property
+    def id(self) -> int:
+        return self._arr.id
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._arr.dtype
+
+    @property
+    def slot_shape(self) -> tuple[int, ...]:
+        return tuple(self._arr.shape[1:])
+
+    @property
+    def array(self) -> np.ndarray:
+        """All slots at once, shape (slots, *slot_shape)."""
+        return self._arr.array
+
+    @property
+    def closed(self) -> bool:
+        return self._arr.closed
+
+    def free(self) -> int:
+        """How many slots are free now (slots of dead processes are freed first)."""
+        with control_words(self._arr) as c:
+            reclaim_dead(c, self.slots)
+            return sum(1 for i in range(self.slots) if c.load64(_owner(i)) == 0)
+
+    def in_flight(self) -> int:
+        with control_words(self._arr) as c:
+            return sum(1 for i in range(self.slots) if c.load64(_owner(i)) & IN_QUEUE)
+
+    def try_acquire(self) -> Slot | None:
+        """A free slot now, or None."""
+        with control_words(self._arr) as c:
+            i = try_acquire(c, self.slots, _proc.self_ident(), next(self._next))
+        return None if i < 0 else Slot(self, i)
+
+    def acquire(self, timeout: float | None = None) -> Slot:
+        """A free slot, waiting at most timeout seconds (None: no limit); WaitTimeoutError if none came free."""
+        timeout_ns = ns(timeout)
+        me = _proc.self_ident()
+        with control_words(self._arr) as c:
+            wait = Wait(timeout_ns)
+            while True:
+                seen = c.load32(D.POOL_SEQ_OFFSET)
+                i = try_acquire(c, self.slots, me, next(self._next))
+                if i >= 0:
+                    break
+                if wait.liveness_due() and reclaim_dead(c, self.slots) > 0:
+                    continue
+                if wait.expired():
+                    queued = sum(1 for k in range(self.slots) if c.load64(_owner(k)) & IN_QUEUE)
+                    raise WaitTimeoutError(f"no slot of pool {self.handle} came free within {timeout} s (all {self.slots}"
+                                           f" are held: {queued} in queues, the rest by live processes)")
+                wait.pause(c, D.POOL_SEQ_OFFSET, D.POOL_WAITERS_OFFSET, seen)
+        return Slot(self, i)
+
+    def _adopt(self, i: int) -> Slot:
+        return Slot(self, i)
+
+    def _move(self, i: int, frm: int, to: int) -> bool:
+        with control_words(self._arr) as c:
+            return move(c, i, frm, to)
+
+    @staticmethod
+    def _release_state(arr: SharedArray, held: dict, index: int, state: list, me: int) -> None:
+        # the finalizer of a Slot (close() or garbage collection): at most once, and only in the process that
+        # holds it (a fork()ed child's copy of a Slot must not free its parent's slot)
+        with _transitions:
+            if state[0] != 0 or _proc.self_ident() != me:
+                return
+            state[0] = 2
+        held.pop(index, None)
+        try:
+            with control_words(arr) as c:
+                move(c, index, me, 0)
+        except ValueError:
+            pass  # the pool was closed: its close gave the slot back
+
+    def close(self) -> None:
+        """Gives back the slots this instance holds and detaches. Idempotent."""
+        if self._arr.closed:
+            return
+        me = _proc.self_ident()
+        for index, state in list(self._held.items()):
+            Pool._release_state(self._arr, self._held, index, state, me)
+        self._arr.close()
+
+    def destroy(self) -> None:
+        for index, state in list(self._held.items()):
+            Pool._release_state(self._arr, self._held, index, state, _proc.self_ident())
+        self._arr.destroy()
+
+    def __enter__(self) -> "Pool":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __reduce__(self):
+        return (Pool.attach, (self.handle,))
+
+    def __repr__(self) -> str:
+        if self._arr.closed:
+            return f"Pool({self.handle}, slots={self.slots}, closed)"
+        return (f"Pool({self.handle}, slots={self.slots}, slot_shape={self.slot_shape}, dtype={self.dtype.str}, "
+                f"free={self.free()})")
+
+
+@atexit.register
+def _close_at_exit() -> None:
+    for p in list(_pools):
+        try:
+            if p._arr._seg.pid == _proc.self_pid():
+                p.close()
+        except Exception:
+            pass

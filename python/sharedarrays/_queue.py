@@ -1,0 +1,618 @@
+"""Queue: the JVM's ArrayQueue (internal/sync/QueueProtocol.java), on the same words (PROTOCOL.md section 15).
+
+A bounded multi-producer multi-consumer queue of array messages in an I64 segment. A pool Slot sent
+moves (no copy: its owner word goes from the sender to "in flight at this position of this queue",
+then to the receiver); any other shared array, or a numpy view of one, travels as its handle and
+view geometry (offset, shape, strides in elements), which the receiver attaches once per queue
+instance. Each step holds the queue's process mutex for one cell copy and first publishes a
+complete cell a dead sender left past the tail; nothing is delivered twice, no slot is lost.
+"""
+
+from __future__ import annotations
+
+import atexit
+import fcntl
+import secrets
+import struct
+import threading
+import weakref
+from typing import Iterator, NamedTuple
+
+import numpy as np
+
+from . import _array, _mutex, _proc
+from ._array import SharedArray, attach as _attach, create as _create
+from ._errors import InvalidSegmentError, QueueAbandonedError, WaitTimeoutError
+from ._futex import Wait, Words
+from ._layout import BY_CODE, MASK64, QueueDescriptor as Q
+from ._pool import Pool, Slot, in_queue
+from ._words import data_words, ns
+
+LEFT = Q.LEFT & MASK64
+POOL_SLOT = 1
+VIEW = 2
+_PENDING_TIMEOUT_NS = 1_000_000_000
+_queues: "weakref.WeakSet[Queue]" = weakref.WeakSet()
+_BODY = struct.Struct("<IIQQII")  # kind, ndim, id, index, dtype, handle length at CELL_KIND
+
+
+def words(capacity: int) -> int:
+    return (Q.CELLS_OFFSET + Q.CELL_SIZE * capacity) // 8
+
+
+class _Msg(NamedTuple):
+    kind: int
+    id: int
+    index: int
+    dtype: int
+    shape: tuple
+    strides: tuple
+    handle: str
+    sender: int
+    position: int
+
+
+class ArrayView:
+    """A received view of a shared array (offset, shape and strides in elements); `.array` is its numpy view.
+
+    The base array stays attached by the queue instance that received it (until that queue closes).
+    close() only drops this object's reference.
+    """
+
+    def __init__(self, base: SharedArray, offset: int, shape: tuple, strides: tuple) -> None:
+        self.base = base
+        self.offset = offset
+        self.shape = tuple(shape)
+        self.strides = tuple(strides)
+        flat = base.array.reshape(-1)
+        item = flat.itemsize
+        self._array = np.lib.stride_tricks.as_strided(flat[offset:], self.shape, tuple(s * item for s in self.strides))
+
+    @property
+    def array(self) -> np.ndarray:
+        if self._array is None:
+            raise ValueError(f"view of {self.base.handle} is closed")
+        return self._array
+
+    @property
+    def handle(self) -> str:
+        return self.base.handle
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.base.dtype
+
+    @property
+    def closed(self) -> bool:
+        return self._array is None
+
+    def close(self) -> None:
+        self._array = None
+
+    def __enter__(self) -> "ArrayView":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"ArrayView({self.handle}, offset={self.offset}, shape={self.shape}, strides={self.strides})"
+
+
+def _check_bounds(offset: int, shape, strides, count: int, what: str) -> None:
+    lo = hi = offset
+    for n, s in zip(shape, strides):
+        if n < 1:
+            raise InvalidSegmentError(f"{what}: shape {list(shape)} has a dimension below 1")
+        lo += min(0, (n - 1) * s)
+        hi += max(0, (n - 1) * s)
+    if lo < 0 or hi >= count:
+        raise InvalidSegmentError(f"{what}: view offset={offset} shape={list(shape)} strides={list(strides)} reaches "
+                                  f"elements {lo}..{hi}, outside the array's 0..{count - 1}")
+
+
+def _c_strides(shape) -> tuple:
+    out = []
+    s = 1
+    for n in reversed(shape):
+        out.append(s)
+        s *= n
+    return tuple(reversed(out))
+
+
+def _find_shared(v: np.ndarray) -> tuple[SharedArray, int, tuple]:
+    """The open SharedArray a numpy view lies in, its offset and strides in elements."""
+    addr = v.__array_interface__["data"][0]
+    with _array._open_guard:
+        arrays = list(_array._open)
+    for a in arrays:
+        if a.closed or a._array is None:
+            continue
+        base = a._array
+        start = base.__array_interface__["data"][0]
+        if not start <= addr < start + base.nbytes:
+            continue
+        item = base.itemsize
+        if v.dtype != base.dtype:
+            raise ValueError(f"the array is a {v.dtype} view of shared array {a.handle} of {base.dtype}; a queue sends views"
+                             " of the array's own dtype")
+        if (addr - start) % item or any(s % item for s in v.strides):
+            raise ValueError(f"the view of {a.handle} is not aligned to its {item}-byte elements")
+        return a, (addr - start) // item, tuple(s // item for s in v.strides)
+    raise ValueError("the numpy array is not a view of an open shared array; a queue sends shared arrays, their views and"
+                     " pool slots (create it with sa.create or take a slot of a sa.Pool)")
+
+
+class Queue:
+    """A bounded queue of arrays in shared memory that JVM and Python processes send to and receive from.
+
+    send() of a pool Slot moves the slot (the Slot is closed); of a SharedArray, a numpy view of one or a
+    received ArrayView, sends its handle and geometry. receive() returns a Slot or an ArrayView (both
+    have .array and close()), None once end() was called and the queue is drained. A process registers
+    as producer at its first send and consumer at its first receive: a receiver waiting on an empty
+    queue whose registered producers all died (or a sender on a full queue whose consumers all died)
+    gets QueueAbandonedError. Thread-safe; `with` closes it.
+    """
+
+    def __init__(self, arr: SharedArray, capacity: int) -> None:
+        self._arr = arr
+        self.capacity = capacity
+        with data_words(arr) as w:
+            self.tag = w.load64(Q.TAG_OFFSET)
+        self._pools: dict[int, Pool] = {}
+        self._arrays: dict[int, SharedArray] = {}
+        self._producer = -1
+        self._consumer = -1
+        self._guard = threading.Lock()
+        self._closing = False
+        _queues.add(self)
+
+    @staticmethod
+    def create(capacity: int, name: str | None = None, lifetime: str | None = None, backend: str | None = None) -> "Queue":
+        """A new queue of `capacity` (1..65536) cells."""
+        if not 1 <= capacity <= Q.MAX_CAPACITY:
+            raise ValueError(f"a queue holds 1 to {Q.MAX_CAPACITY} messages, but capacity was {capacity}")
+        tag = secrets.randbits(64)
+
+        def init(base: int, size: int) -> None:
+            w = Words(base + 4096)
+            for p in range(capacity):
+                w.store64(Q.CELLS_OFFSET + Q.CELL_SIZE * p + Q.CELL_POSITION, MASK64)
+            w.store64(Q.CAPACITY_OFFSET, capacity)
+            w.store64(Q.TAG_OFFSET, tag)
+            w.store64(Q.MAGIC_OFFSET, Q.MAGIC)
+
+        return Queue(_create(words(capacity), "i8", name=name, lifetime=lifetime, backend=backend, _init=init), capacity)
+
+    @staticmethod
+    def attach(handle) -> "Queue":
+        arr = _attach(str(handle))
+        try:
+            cap = -1
+            n = arr.shape[0]
+            if arr.dtype.str == "<i8" and len(arr.shape) == 1 and n >= words(1):
+                with data_words(arr) as w:
+                    c = w.load64(Q.CAPACITY_OFFSET)
+                    if w.load64(Q.MAGIC_OFFSET) == Q.MAGIC and 1 <= c <= Q.MAX_CAPACITY and n == words(c):
+                        cap = c
+            if cap < 0:
+                raise InvalidSegmentError(f"{handle} is not an array queue: it is an array of {arr.dtype.str} {list(arr.shape)}"
+                                          " without the queue's words")
+            return Queue(arr, cap)
+        except BaseException:
+            arr.close()
+            raise
+
+    # ------------------------------------------------------------ facts
+
+    @property
+    def handle(self) -> str:
+        return self._arr.handle
+
+    @property
+    def closed(self) -> bool:
+        return self._arr.closed
+
+    @property
+    def size(self) -> int:
+        """Messages sent and not yet received (a snapshot)."""
+        with data_words(self._arr) as w:
+            return max(0, _signed(w.load64(Q.TAIL_OFFSET)) - _signed(w.load64(Q.HEAD_OFFSET)))
+
+    def __len__(self) -> int:
+        return self.size
+
+    @property
+    def ended(self) -> bool:
+        with data_words(self._arr) as w:
+            return w.load64(Q.ENDED_OFFSET) != 0
+
+    @property
+    def dropped(self) -> int:
+        """Messages dropped because a process died mid-way (their slots went back to the pool)."""
+        with data_words(self._arr) as w:
+            return w.load64(Q.DROPPED_OFFSET)
+
+    def _check_open(self) -> None:
+        if self._closing or self._arr.closed:
+            raise ValueError(f"queue {self.handle} is closed")
+
+    # ------------------------------------------------------------ send
+
+    def send(self, x, timeout: float | None = None) -> None:
+        """Sends a Slot (moved), a SharedArray, an ArrayView or a numpy view of a shared array.
+
+        Waits at most timeout seconds (None: no limit) for room; WaitTimeoutError if none came (or another
+        process held the queue's mutex until then), nothing sent. RuntimeError once the queue has ended.
+        """
+        if not self._send(x, ns(timeout)):
+            raise WaitTimeoutError(f"queue {self.handle} stayed full ({self.capacity} messages) for {timeout} s")
+
+    def try_send(self, x) -> bool:
+        """Sends if there is room now and the mutex is free; never waits for another process."""
+        return self._send(x, 0)
+
+    def _message(self, x):
+        """(kind, id, index, dtype code, shape, strides, handle, slot or None)."""
+        if isinstance(x, Slot):
+            if x.closed:
+                raise ValueError(f"slot {x.index} of pool {x.pool.handle} is closed (given back or sent already)")
+            et = _array._element_type(x.dtype)
+            shape = x.shape
+            return POOL_SLOT, x.pool.id, x.index, et.code, shape, _c_strides(shape), x.pool.handle, x
+        if isinstance(x, Pool) or isinstance(x, Queue):
+            raise TypeError(f"a queue sends arrays and pool slots, not a {type(x).__name__}")
+        if isinstance(x, ArrayView):
+            base, off, shape, strides = x.base, x.offset, x.shape, x.strides
+        elif isinstance(x, SharedArray):
+            base, off, shape = x, 0, x.shape
+            strides = _c_strides(shape)
+        elif isinstance(x, np.ndarray):
+            base, off, strides = _find_shared(x)
+            shape = x.shape
+            if len(shape) == 0:
+                raise ValueError("a 0-d view cannot be sent; send a 1-element view (a[i:i+1])")
+        else:
+            raise TypeError(f"a queue sends Slot, SharedArray, ArrayView or numpy views of shared arrays, not {type(x).__name__}")
+        if base.closed:
+            raise ValueError(f"array {base.handle} is closed")
+        et = _array._element_type(base.dtype)
+        return VIEW, base.id, off, et.code, tuple(shape), tuple(strides), base.handle, None
+
+    def _send(self, x, timeout_ns: int | None) -> bool:
+        kind, aid, index, code, shape, strides, handle, slot = self._message(x)
+        hb = handle.encode("utf-8")
+        if len(hb) > Q.MAX_HANDLE_BYTES:
+            raise ValueError(f"the handle {handle} is longer than {Q.MAX_HANDLE_BYTES} bytes, too long for a queue message;"
+                             " use a shorter path or name")
+        if not 1 <= len(shape) <= 8:
+            raise ValueError(f"a message has 1 to 8 dimensions, not {len(shape)}")
+        self._check_open()
+        with data_words(self._arr) as w:
+            self._register(w, True)
+            mm = self._arr._seg.mm
+            wait = None
+            while True:
+                if not _mutex.try_lock(w, Q.MUTEX_OFFSET):
+                    wait = wait or Wait(timeout_ns)
+                    if not self._lock(w, wait, timeout_ns, "send to"):
+                        return False
+                try:
+                    self._publish_dead_senders_cell(w)
+                    seen = w.load32(Q.TAKE_SEQ_OFFSET)
+                    ended = w.load64(Q.ENDED_OFFSET)
+                    if ended:
+                        raise RuntimeError(f"queue {self.handle} has ended (pid {_proc.ident_pid(ended)} called end());"
+                                           " nothing more can be sent")
+                    tail = w.load64(Q.TAIL_OFFSET)
+                    if tail - w.load64(Q.HEAD_OFFSET) < self.capacity:
+                        if self._closing:
+                            raise ValueError(f"queue {self.handle} is closing")
+                        c = self._cell(tail)
+                        self._write(mm, c, kind, aid, index, code, shape, strides, hb)
+                        w.store64(c + Q.CELL_POSITION, tail)
+                        if slot is not None and not slot._move_to(in_queue(self.tag, tail)):
+                            w.store64(c + Q.CELL_POSITION, MASK64)
+                            raise RuntimeError(f"pool slot {slot.index} is not held by this process any more; it was closed"
+                                               " or sent already")
+                        w.store64(Q.TAIL_OFFSET, tail + 1)
+                        w.bump(Q.PUT_SEQ_OFFSET, Q.PUT_WAITERS_OFFSET)
+                        return True
+                finally:
+                    _mutex.unlock(w, Q.MUTEX_OFFSET)
+                wait = wait or Wait(timeout_ns)
+                if not self._wait_for_change(w, wait, Q.TAKE_SEQ_OFFSET, Q.TAKE_WAITERS_OFFSET, seen, Q.CONSUMERS_OFFSET,
+                                             "consumer", "full"):
+                    return False
+
+    def _cell(self, p: int) -> int:
+        return Q.CELLS_OFFSET + Q.CELL_SIZE * (p % self.capacity)
+
+    def _write(self, mm, c: int, kind, aid, index, code, shape, strides, hb: bytes) -> None:
+        at = 4096 + c  # the data starts at file offset 4096
+        _BODY.pack_into(mm, at + Q.CELL_KIND, kind, len(shape), aid & MASK64, index & MASK64, code, len(hb))
+        struct.pack_into(f"<{len(shape)}Q", mm, at + Q.CELL_SHAPE, *shape)
+        struct.pack_into(f"<{len(shape)}q", mm, at + Q.CELL_STRIDES, *strides)
+        struct.pack_into("<Q", mm, at + Q.CELL_SENDER, _proc.self_ident())
+        mm[at + Q.CELL_HANDLE: at + Q.CELL_HANDLE + len(hb)] = hb
+
+    def _read(self, w: Words, c: int, position: int) -> _Msg | None:
+        if w.load64(c + Q.CELL_POSITION) != position:
+            return None
+        mm = self._arr._seg.mm
+        at = 4096 + c
+        kind, ndim, aid, index, code, hlen = _BODY.unpack_from(mm, at + Q.CELL_KIND)
+        if kind not in (POOL_SLOT, VIEW) or not 1 <= ndim <= 8 or hlen > Q.MAX_HANDLE_BYTES:
+            return None
+        shape = struct.unpack_from(f"<{ndim}Q", mm, at + Q.CELL_SHAPE)
+        strides = struct.unpack_from(f"<{ndim}q", mm, at + Q.CELL_STRIDES)
+        (sender,) = struct.unpack_from("<Q", mm, at + Q.CELL_SENDER)
+        handle = bytes(mm[at + Q.CELL_HANDLE: at + Q.CELL_HANDLE + hlen]).decode("utf-8", "replace")
+        return _Msg(kind, aid, index, code, shape, strides, handle, sender, position)
+
+    # ------------------------------------------------------------ receive
+
+    def receive(self, timeout: float | None = None):
+        """The next message: a Slot (this process owns it; close() gives it back) or an ArrayView; None once
+        the queue has ended and is drained. WaitTimeoutError if nothing came within timeout seconds (None: no
+        limit); QueueAbandonedError if the queue is empty and every registered producer died."""
+        self._check_open()
+        with data_words(self._arr) as w:
+            self._register(w, False)
+            m = self._take(w, ns(timeout))
+        if m is _TIMED_OUT:
+            raise WaitTimeoutError(f"no message on queue {self.handle} within {timeout} s")
+        return None if m is None else self._resolve(m)
+
+    def __iter__(self) -> Iterator:
+        while True:
+            m = self.receive()
+            if m is None:
+                return
+            yield m
+
+    def _take(self, w: Words, timeout_ns: int | None):
+        wait = None
+        me = _proc.self_ident()
+        while True:
+            if not _mutex.try_lock(w, Q.MUTEX_OFFSET):
+                wait = wait or Wait(timeout_ns)
+                if not self._lock(w, wait, timeout_ns, "receive from"):
+                    return _TIMED_OUT
+            try:
+                self._publish_dead_senders_cell(w)
+                seen = w.load32(Q.PUT_SEQ_OFFSET)
+                while True:
+                    head = w.load64(Q.HEAD_OFFSET)
+                    tail = w.load64(Q.TAIL_OFFSET)
+                    if tail - head > self.capacity or tail < head:
+                        raise InvalidSegmentError(f"queue {self.handle} is damaged: head {head} and tail {tail} for a capacity"
+                                                  f" of {self.capacity}")
+                    if head == tail:
+                        break
+                    if self._closing:
+                        raise ValueError(f"queue {self.handle} is closing")
+                    m = self._read(w, self._cell(head), head)
+                    keep = m is not None and (m.kind != POOL_SLOT or self._claim(m, me))
+                    w.store64(Q.HEAD_OFFSET, head + 1)
+                    w.bump(Q.TAKE_SEQ_OFFSET, Q.TAKE_WAITERS_OFFSET)
+                    if keep:
+                        return m
+                    w.fetch_add64(Q.DROPPED_OFFSET, 1)
+                if w.load64(Q.ENDED_OFFSET) != 0:
+                    return None
+            finally:
+                _mutex.unlock(w, Q.MUTEX_OFFSET)
+            wait = wait or Wait(timeout_ns)
+            if not self._wait_for_change(w, wait, Q.PUT_SEQ_OFFSET, Q.PUT_WAITERS_OFFSET, seen, Q.PRODUCERS_OFFSET,
+                                         "producer", "empty"):
+                return _TIMED_OUT
+
+    def _pool_of(self, m: _Msg) -> Pool:
+        pool = self._pools.get(m.id)
+        if pool is None:
+            et = BY_CODE.get(m.dtype)
+            pool = Pool.attach(m.handle, et.descr if et else None)
+            if pool.id != m.id:
+                pool.close()
+                raise InvalidSegmentError(f"message names pool {m.handle} of id {m.id:016x}, which has id {pool.id:016x}")
+            self._pools[m.id] = pool
+        if not 0 <= m.index < pool.slots:
+            raise InvalidSegmentError(f"message names slot {m.index} of pool {m.handle}, which has {pool.slots}")
+        return pool
+
+    def _claim(self, m: _Msg, me: int) -> bool:
+        try:
+            return self._pool_of(m)._move(m.index, in_queue(self.tag, m.position), me)
+        except Exception:
+            return False  # the pool is gone or not ours: the message cannot be delivered
+
+    def _resolve(self, m: _Msg):
+        if m.kind == POOL_SLOT:
+            return self._pool_of(m)._adopt(m.index)
+        base = self._arrays.get(m.id)
+        if base is None or base.closed:
+            base = _attach(m.handle)
+            if base.id != m.id:
+                base.close()
+                raise InvalidSegmentError(f"message names array {m.handle} of id {m.id:016x}, which has id {base.id:016x}")
+            self._arrays[m.id] = base
+        et = _array._element_type(base.dtype)
+        if et.code != m.dtype:
+            raise InvalidSegmentError(f"message names a {BY_CODE.get(m.dtype)} view of {m.handle}, which holds {et.name}")
+        count = int(np.prod(base.shape))
+        _check_bounds(m.index, m.shape, m.strides, count, f"message of {m.handle}")
+        return ArrayView(base, m.index, m.shape, m.strides)
+
+    # ------------------------------------------------------------ waiting, peers, repair
+
+    def _lock(self, w: Words, wait: Wait, timeout_ns: int | None, what: str) -> bool:
+        holder = _mutex.lock(w, Q.MUTEX_OFFSET, wait)
+        if holder == 0:
+            return True
+        if timeout_ns == 0:
+            return False
+        raise WaitTimeoutError(f"could not {what} queue {self.handle} within {timeout_ns / 1e9:g} s: its lock is held by "
+                               f"{_proc.describe(holder)}. Nothing was done; the call may be repeated")
+
+    def _publish_dead_senders_cell(self, w: Words) -> None:
+        tail = w.load64(Q.TAIL_OFFSET)
+        if w.load64(self._cell(tail) + Q.CELL_POSITION) == tail and tail - w.load64(Q.HEAD_OFFSET) < self.capacity:
+            w.store64(Q.TAIL_OFFSET, tail + 1)
+            w.bump(Q.PUT_SEQ_OFFSET, Q.PUT_WAITERS_OFFSET)
+
+    def _wait_for_change(self, w: Words, wait: Wait, seq: int, waiters: int, seen: int, peers: int, who: str,
+                         state: str) -> bool:
+        while w.load32(seq) == seen:
+            if wait.expired():
+                return False
+            if self._closing:
+                raise ValueError(f"queue {self.handle} is closing")
+            if wait.liveness_due():
+                self._check_peers(w, peers, who, state)
+            wait.pause(w, seq, waiters, seen)
+        return True
+
+    def _check_peers(self, w: Words, base: int, who: str, state: str) -> None:
+        dead = []
+        for i in range(Q.MAX_PEERS):
+            v = w.load64(base + 8 * i)
+            if v == 0 or v & LEFT:
+                continue
+            if _proc.ident_alive(v):
+                return
+            dead.append(_proc.ident_pid(v))
+        if dead:
+            tail = "; nothing more will arrive" if state == "empty" else "; no one will take"
+            raise QueueAbandonedError(f"queue {self.handle} is {state} and every registered {who} died (pids {dead}){tail}."
+                                      " Restart them, or end() the queue when the work is done", dead)
+
+    def _register(self, w: Words, producer: bool) -> None:
+        with self._guard:
+            if (self._producer if producer else self._consumer) >= 0:
+                return
+            base = Q.PRODUCERS_OFFSET if producer else Q.CONSUMERS_OFFSET
+            me = _proc.self_ident()
+            got = -1
+            for pass_ in range(2):
+                for i in range(Q.MAX_PEERS):
+                    v = w.load64(base + 8 * i)
+                    free = v == 0 or (pass_ == 1 and (v & LEFT or not _proc.ident_alive(v)))
+                    if free and w.cas64(base + 8 * i, v, me):
+                        got = i
+                        break
+                if got >= 0:
+                    break
+            if producer:
+                self._producer = got
+            else:
+                self._consumer = got
+
+    # ------------------------------------------------------------ end, close
+
+    def end(self) -> None:
+        """No more messages: later sends raise, receivers drain what is left and then get None. Idempotent."""
+        self._check_open()
+        with data_words(self._arr) as w:
+            _end(w)
+
+    def _leave(self, w: Words) -> None:
+        me = _proc.self_ident()
+        if self._arr.owner and self._arr.lifetime == "owner":
+            _end(w)
+        for i, base in ((self._producer, Q.PRODUCERS_OFFSET), (self._consumer, Q.CONSUMERS_OFFSET)):
+            if i >= 0:
+                w.cas64(base + 8 * i, me, me | LEFT)
+
+    def _sole_user(self) -> bool:
+        seg = self._arr._seg
+        if seg.path is None:
+            return False
+        try:
+            fcntl.flock(seg.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            sole = True
+        except BlockingIOError:
+            sole = False
+        fcntl.flock(seg.fd, fcntl.LOCK_SH)
+        return sole
+
+    def _free_pending_slots(self, w: Words) -> None:
+        if not _mutex.try_lock(w, Q.MUTEX_OFFSET):
+            if _mutex.lock(w, Q.MUTEX_OFFSET, Wait(_PENDING_TIMEOUT_NS)) != 0:
+                return
+        pending = []
+        try:
+            self._publish_dead_senders_cell(w)
+            tail = w.load64(Q.TAIL_OFFSET)
+            for p in range(w.load64(Q.HEAD_OFFSET), tail):
+                m = self._read(w, self._cell(p), p)
+                if m is not None and m.kind == POOL_SLOT:
+                    pending.append(m)
+        finally:
+            _mutex.unlock(w, Q.MUTEX_OFFSET)
+        for m in pending:
+            try:
+                self._pool_of(m)._move(m.index, in_queue(self.tag, m.position), 0)
+            except Exception:
+                pass  # the pool is gone: its slots went with it
+
+    def close(self) -> None:
+        """Lets go of the queue: leaves as producer/consumer; the creator of an "owner" queue also ends it; the
+        last process to have it open frees the pool slots of messages no one received. Slots received through
+        this instance and not closed are given back. Idempotent."""
+        with self._guard:
+            if self._arr.closed or self._closing:
+                return
+            self._closing = True
+        if self._arr._seg.pid == _proc.self_pid():
+            # (a fork()ed child's copy only lets go of its mapping: the registrations, the end and the flock
+            # on the shared open file description are its parent's)
+            try:
+                with data_words(self._arr) as w:
+                    self._leave(w)
+                    if self._sole_user():
+                        self._free_pending_slots(w)
+            except ValueError:
+                pass
+        for p in self._pools.values():
+            p.close()
+        for a in self._arrays.values():
+            a.close()
+        self._arr.close()
+
+    def __enter__(self) -> "Queue":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __reduce__(self):
+        return (Queue.attach, (self.handle,))
+
+    def __repr__(self) -> str:
+        if self._arr.closed:
+            return f"Queue({self.handle}, capacity={self.capacity}, closed)"
+        return f"Queue({self.handle}, capacity={self.capacity}, size={self.size}{', ended' if self.ended else ''})"
+
+
+_TIMED_OUT = object()
+
+
+def _end(w: Words) -> None:
+    w.cas64(Q.ENDED_OFFSET, 0, _proc.self_ident())
+    w.bump(Q.PUT_SEQ_OFFSET, Q.PUT_WAITERS_OFFSET)
+    w.bump(Q.TAKE_SEQ_OFFSET, Q.TAKE_WAITERS_OFFSET)
+
+
+def _signed(v: int) -> int:
+    return v - (1 << 64) if v >> 63 else v
+
+
+@atexit.register
+def _close_at_exit() -> None:
+    for q in list(_queues):
+        try:
+            if q._arr._seg.pid == _proc.self_pid():
+                q.close()
+        except Exception:
+            pass

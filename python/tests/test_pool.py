@@ -1,0 +1,77 @@
+"""Pools across real processes: slots have one owner, come back on close, on GC and when their holder dies."""
+
+import gc
+import pickle
+
+import numpy as np
+import pytest
+
+import sharedarrays as sa
+
+from conftest import Peer
+
+
+def test_acquire_close_and_free_count_the_slots():
+    with sa.Pool.create("f4", 3, (2, 5)) as pool:
+        assert (pool.slots, pool.slot_shape, pool.dtype) == (3, (2, 5), np.dtype("<f4"))
+        assert pool.array.shape == (3, 2, 5)
+        slots = [pool.acquire(timeout=1) for _ in range(3)]
+        assert sorted(s.index for s in slots) == [0, 1, 2]
+        assert pool.free() == 0 and pool.try_acquire() is None
+        slots[1].array[...] = 7
+        assert pool.array[slots[1].index].sum() == 70
+        with pytest.raises(sa.WaitTimeoutError, match=r"no slot of pool .* came free within 0.1 s \(all 3 are held: 0 in queues"):
+            pool.acquire(timeout=0.1)
+        slots[1].close()
+        slots[1].close()  # idempotent
+        assert pool.free() == 1
+        with pytest.raises(ValueError, match="is closed"):
+            slots[1].array
+        again = pool.try_acquire()
+        assert again.index == slots[1].index
+
+
+def test_a_slot_dropped_without_close_is_given_back_by_the_garbage_collector_once():
+    with sa.Pool.create("i8", 2, 4) as pool:
+        s = pool.acquire(timeout=1)
+        t = pool.acquire(timeout=1)
+        assert pool.free() == 0
+        del s
+        gc.collect()
+        assert pool.free() == 1
+        u = pool.acquire(timeout=1)  # the freed slot, now held again: a late second release must not free it
+        gc.collect()
+        assert pool.free() == 0
+        t.close(), u.close()
+
+
+def test_a_pool_pickles_as_its_handle_and_checks_what_it_attaches():
+    with sa.Pool.create("u1", 2, (4, 4)) as pool:
+        with pickle.loads(pickle.dumps(pool)) as other:
+            assert (other.handle, other.slots, other.slot_shape) == (pool.handle, 2, (4, 4))
+        with pytest.raises(ValueError, match="holds |u1, not <f8"):
+            sa.Pool.attach(pool.handle, "f8")
+    with sa.create((2, 3), "f8") as plain:
+        with pytest.raises(sa.InvalidSegmentError, match="is not an array pool"):
+            sa.Pool.attach(plain.handle)
+
+
+def test_the_slot_of_a_sigkilled_holder_is_reclaimed_by_a_waiting_acquire():
+    with sa.Pool.create("f8", 1, 8) as pool:
+        with Peer("hold-slot", pool.handle) as p:
+            assert p.expect("HOLDING") == "0"
+            assert pool.try_acquire() is None
+            p.kill()
+            s = pool.acquire(timeout=5)  # reclaimDead within a slice
+            assert s.index == 0
+            s.close()
+            assert pool.free() == 1
+
+
+def test_close_of_the_pool_gives_back_its_held_slots():
+    with sa.Pool.create("f8", 2, 8) as pool:
+        other = sa.Pool.attach(pool.handle)
+        held = [other.acquire(timeout=1), other.acquire(timeout=1)]
+        assert pool.free() == 0
+        other.close()
+        assert pool.free() == 2 and all(s.closed for s in held)

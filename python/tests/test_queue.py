@@ -1,0 +1,274 @@
+"""Queues across real processes: every message once and in each producer's order, slots move and come back,
+dead peers are repaired or reported."""
+
+import multiprocessing as mp
+import os
+import pickle
+import time
+
+import numpy as np
+import pytest
+
+import sharedarrays as sa
+from sharedarrays import _mutex
+from sharedarrays._layout import QueueDescriptor as Q
+from sharedarrays._words import data_words
+
+from conftest import Peer
+
+
+def _gots(p: Peer) -> list[tuple[int, str, int]]:
+    out = []
+    while True:
+        line = p.expect("")
+        if line.startswith("END"):
+            assert int(line.split()[1]) == len(out)
+            return out
+        if line.startswith("GOT"):
+            v, kind, total = line.split()[1:]
+            out.append((int(v), kind, int(total)))
+
+
+def test_two_producers_two_consumers_every_message_once_in_each_producers_order():
+    n = 150
+    with sa.Pool.create("i8", 6, (4, 4)) as pool, sa.Queue.create(4) as q:
+        consumers = [Peer("consume", q.handle) for _ in range(2)]
+        producers = [Peer("produce", pool.handle, q.handle, str(i + 1), str(n)) for i in range(2)]
+        try:
+            for p in producers:
+                p.expect("DONE", timeout=60)
+            q.end()
+            got = [_gots(c) for c in consumers]
+        finally:
+            for p in consumers + producers:
+                p.close()
+        values = sorted(v for g in got for v, _, _ in g)
+        assert values == sorted(i * 1_000_000 + k for i in (1, 2) for k in range(n))
+        for g in got:
+            for v, kind, total in g:
+                assert kind == "slot" and total == 16 * v
+            for producer in (1, 2):
+                mine = [v for v, _, _ in g if v // 1_000_000 == producer]
+                assert mine == sorted(mine)
+        assert pool.free() == 6 and len(q) == 0 and q.dropped == 0
+
+
+def test_views_and_whole_arrays_travel_as_handle_and_geometry():
+    with sa.create((3, 5), "f8") as a, sa.Queue.create(8) as q:
+        a.array[...] = np.arange(15).reshape(3, 5)
+        q.send(a, timeout=1)
+        q.send(a.array[1:, ::-2], timeout=1)
+        with Peer("consume", q.handle) as c:
+            whole = c.expect("GOT")
+            view = c.expect("GOT")
+            assert whole == f"0 view {int(a.array.sum())}"
+            assert view == f"{int(a.array[1, 4])} view {int(a.array[1:, ::-2].sum())}"
+            with Peer("produce-views", a.handle, q.handle, "3") as p:
+                p.expect("DONE")
+            for k in range(3):
+                assert c.expect("GOT") == f"{int(a.array[k, 4])} view {int(a.array[k].sum())}"
+            q.end()
+            assert c.expect("END") == "5"
+        m = q.receive(timeout=1)
+        assert m is None
+
+
+def test_send_and_receive_in_one_process_move_the_slot_and_keep_the_view():
+    with sa.Pool.create("f4", 2, 3) as pool, sa.Queue.create(2) as q, sa.create(10, "i2") as a:
+        s = pool.acquire(timeout=1)
+        s.array[...] = 1.5
+        q.send(s, timeout=1)
+        assert s.closed and pool.free() == 1 and pool.in_flight() == 1
+        with pytest.raises(ValueError, match="is closed"):
+            q.send(s)
+        q.send(a.array[2:8:3], timeout=1)
+        assert len(q) == 2 and not q.try_send(a)
+        with pytest.raises(sa.WaitTimeoutError, match=r"stayed full \(2 messages\)"):
+            q.send(a, timeout=0.1)
+        m = q.receive(timeout=1)
+        assert isinstance(m, sa.Slot) and m.array.tolist() == [1.5, 1.5, 1.5] and pool.in_flight() == 0
+        v = q.receive(timeout=1)
+        a.array[5] = 42
+        assert isinstance(v, sa.ArrayView) and v.array.tolist() == [0, 42] and (v.offset, v.strides) == (2, (3,))
+        with pytest.raises(sa.WaitTimeoutError, match="no message on queue"):
+            q.receive(timeout=0.05)
+        del m
+        import gc
+        gc.collect()
+        assert pool.free() == 2
+        q.end()
+        assert q.receive(timeout=1) is None
+        with pytest.raises(RuntimeError, match=r"has ended \(pid \d+ called end\(\)\)"):
+            q.send(a, timeout=1)
+        with pytest.raises(ValueError, match="not a view of an open shared array"):
+            q.send(np.zeros(3))
+
+
+def test_a_sigkilled_consumer_holding_a_slot_gives_it_back_and_loses_only_that_message():
+    with sa.Pool.create("i8", 2, 4) as pool, sa.Queue.create(4) as q:
+        for k in range(2):
+            s = pool.acquire(timeout=1)
+            s.array[...] = k
+            q.send(s, timeout=1)
+        with Peer("consume", q.handle, "hold") as c:
+            assert c.expect("GOT").split()[0] == "0"
+            c.expect("HOLDING")
+            assert pool.free() == 0
+            c.kill()
+        assert pool.free() == 1  # reclaimDead: the dead consumer's slot
+        m = q.receive(timeout=1)
+        assert int(m.array[0]) == 1
+        m.close()
+        assert pool.free() == 2 and q.dropped == 0
+
+
+def test_a_sigkilled_producer_abandons_the_queue_for_its_receiver():
+    with sa.Pool.create("i8", 4, 4) as pool, sa.Queue.create(4) as q:
+        with Peer("send-loop", pool.handle, q.handle) as p:
+            p.expect("SENT")
+            while len(q) == 0:
+                time.sleep(0.01)
+            p.kill()
+            received = 0
+            with pytest.raises(sa.QueueAbandonedError, match=f"every registered producer died \\(pids \\[{p.pid}\\]\\)") as e:
+                while True:
+                    m = q.receive(timeout=10)
+                    received += 1
+                    m.close()
+            assert e.value.pids == [p.pid]
+            assert 1 <= received <= 4
+        assert pool.free() == 4
+
+
+def test_a_dead_mutex_holder_is_taken_over_and_a_live_one_times_out_naming_it():
+    with sa.create(4, "u1") as a, sa.Queue.create(4) as q:
+        with Peer("hold-mutex", q.handle) as p:
+            p.expect("HOLDING")
+            t = time.monotonic()
+            assert not q.try_send(a)
+            assert time.monotonic() - t < 0.05  # a try never waits for another process
+            with pytest.raises(sa.WaitTimeoutError, match=f"could not send to queue .* within 0.2 s: its lock is held by pid {p.pid}"):
+                q.send(a, timeout=0.2)
+            p.kill()
+            q.send(a, timeout=5)
+        assert len(q) == 1
+        with data_words(q._arr) as w:
+            assert w.load64(Q.MUTEX_OFFSET) == 0
+
+
+def test_a_dead_senders_complete_cell_past_the_tail_is_published_and_its_unmoved_slot_dropped():
+    # what a sender killed between the position word and the slot CAS leaves (PROTOCOL.md 15.4)
+    with sa.Pool.create("i8", 1, 2) as pool, sa.Queue.create(2) as q, Peer("hold-slot", pool.handle) as p:
+        p.expect("HOLDING")
+        other = sa.Queue.attach(q.handle)
+        s = pool._adopt(0)  # pretend this process owned it, write the cell, stop before the move
+        kind, aid, index, code, shape, strides, handle, _ = other._message(s)
+        s._state[0] = 2
+        s._finalizer.detach()
+        with data_words(other._arr) as w:
+            c = other._cell(0)
+            other._write(other._arr._seg.mm, c, kind, aid, index, code, shape, strides, handle.encode())
+            w.store64(c + Q.CELL_POSITION, 0)
+        other._arr.close()
+        p.kill()
+        with pytest.raises(sa.WaitTimeoutError):
+            q.receive(timeout=0.2)  # published, claim failed: dropped
+        assert q.dropped == 1 and len(q) == 0
+        assert pool.free() == 1
+
+
+def test_the_sole_users_close_frees_the_slots_of_pending_messages():
+    with sa.Pool.create("f8", 3, 2) as pool:
+        q = sa.Queue.create(4, lifetime="shared")
+        for _ in range(3):
+            q.send(pool.acquire(timeout=1), timeout=1)
+        assert pool.free() == 0
+        q.close()
+        assert pool.free() == 3
+
+
+def _mp_consumer(q, out):
+    n = 0
+    total = 0
+    for m in q:
+        total += int(m.array.sum())
+        m.close()
+        n += 1
+    out.put((n, total))
+
+
+def test_queues_and_pools_pickle_as_their_handles_for_spawned_children():
+    ctx = mp.get_context("spawn")
+    with sa.Pool.create("i4", 3, 5) as pool, sa.Queue.create(2) as q:
+        assert pickle.loads(pickle.dumps(q)).handle == q.handle
+        out = ctx.Queue()
+        child = ctx.Process(target=_mp_consumer, args=(q, out))
+        child.start()
+        try:
+            for k in range(20):
+                s = pool.acquire(timeout=10)
+                s.array[...] = k
+                q.send(s, timeout=10)
+            q.end()
+            assert out.get(timeout=60) == (20, 5 * sum(range(20)))
+        finally:
+            child.join(30)
+            if child.is_alive():
+                child.kill()
+        assert pool.free() == 3
+
+
+def test_a_forked_childs_copies_free_no_slot_and_end_no_queue_of_its_parent():
+    with sa.Pool.create("i8", 1, 2) as pool, sa.Queue.create(2) as q:
+        s = pool.acquire(timeout=1)
+        pid = os.fork()
+        if pid == 0:  # the child: drop and close its copies, as its exit would
+            code = 0
+            try:
+                s.close()
+                q.close()
+                pool.close()
+            except BaseException:
+                code = 1
+            os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert pool.free() == 0 and not s.closed and not q.ended
+        q.send(s, timeout=1)
+        m = q.receive(timeout=1)
+        m.close()
+        assert pool.free() == 1
+        with pytest.raises(TypeError, match="cannot be pickled"):
+            pickle.dumps(m)
+
+
+def test_threads_of_one_process_share_a_queue_and_a_pool():
+    import threading
+
+    n = 200
+    got: list[int] = []
+    guard = threading.Lock()
+    with sa.Pool.create("i8", 4, 2) as pool, sa.Queue.create(3) as q:
+        def produce(p):
+            for k in range(n):
+                s = pool.acquire(timeout=10)
+                s.array[...] = p * 1_000_000 + k
+                q.send(s, timeout=10)
+
+        def consume():
+            for m in q:
+                with guard:
+                    got.append(int(m.array[0]))
+                m.close()
+
+        consumers = [threading.Thread(target=consume) for _ in range(2)]
+        producers = [threading.Thread(target=produce, args=(p,)) for p in range(3)]
+        for t in consumers + producers:
+            t.start()
+        for t in producers:
+            t.join(60)
+        q.end()
+        for t in consumers:
+            t.join(60)
+        assert sorted(got) == sorted(p * 1_000_000 + k for p in range(3) for k in range(n))
+        assert pool.free() == 4
