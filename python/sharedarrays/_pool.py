@@ -15,7 +15,7 @@ import weakref
 
 import numpy as np
 
-from . import _proc
+from . import _proc, _sweep
 from ._array import SharedArray, _element_type, _shape, attach as _attach, create as _create
 from ._errors import InvalidSegmentError, WaitTimeoutError
 from ._futex import SLICE_NANOS, Wait, Words
@@ -24,6 +24,8 @@ from ._words import control_words, ns
 
 IN_QUEUE = P.IN_QUEUE & MASK64
 _TAG_MASK = (1 << 31) - 1
+# how long an acquire waits between two looks at the slots in flight (ArrayPool.STUCK_LOOK_NANOS)
+STUCK_LOOK_NANOS = 250_000_000
 _pools: "weakref.WeakSet[Pool]" = weakref.WeakSet()
 # orders the state changes of all Slots (held -> moving -> ended, or held -> ended); reentrant, as a garbage
 # collection that finalizes a Slot may run in a thread inside this lock
@@ -251,6 +253,8 @@ class Pool:
         me = _proc.self_ident()
         with control_words(self._arr) as c:
             wait = Wait(timeout_ns)
+            look = time.monotonic_ns() + STUCK_LOOK_NANOS
+            in_flight = None
             while True:
                 seen = c.load32(D.POOL_SEQ_OFFSET)
                 i = try_acquire(c, self.slots, me, next(self._next))
@@ -258,6 +262,13 @@ class Pool:
                     break
                 if wait.liveness_due() and reclaim_dead(c, self.slots) > 0:
                     continue
+                if time.monotonic_ns() >= look:
+                    # as ArrayPool.lookForDeadQueues: a slot in flight at two looks may be in a dead queue
+                    now = {o for o in (c.load64(_owner(k)) for k in range(self.slots)) if o & IN_QUEUE}
+                    if in_flight is not None and now & in_flight:
+                        _sweep.maybe_start_for_pool()
+                    in_flight = now
+                    look = time.monotonic_ns() + STUCK_LOOK_NANOS
                 if wait.expired():
                     queued = sum(1 for k in range(self.slots) if c.load64(_owner(k)) & IN_QUEUE)
                     raise WaitTimeoutError(f"no slot of pool {self.handle} came free within {timeout} s (all {self.slots}"

@@ -1,7 +1,9 @@
 """Pools across real processes: slots have one owner, come back on close, on GC and when their holder dies."""
 
 import gc
+import os
 import pickle
+import time
 
 import numpy as np
 import pytest
@@ -75,3 +77,22 @@ def test_close_of_the_pool_gives_back_its_held_slots():
         assert pool.free() == 0
         other.close()
         assert pool.free() == 2 and all(s.closed for s in held)
+
+
+def test_an_acquire_on_a_pool_emptied_by_a_dead_queue_gets_a_slot_back_without_a_sweep_call(monkeypatch):
+    monkeypatch.delenv("SHARED_ARRAYS_AUTO_SWEEP")  # conftest turns the background sweeps off; this one is the point
+    with sa.Pool.create("f8", 3, 4) as pool:
+        with Peer("queue-with-slots", pool.handle, "3") as p:
+            p.expect("QUEUE")
+            path = p.expect("PATH")
+            assert pool.free() == 0 and pool.in_flight() == 3
+            p.kill()  # the queue's only process: its slots stay in flight until the queue is swept
+            t0 = time.monotonic()
+            s = pool.acquire(timeout=10)  # two looks 250 ms apart see the same slots in flight: it starts the sweep
+            waited = time.monotonic() - t0
+            assert waited < 5, waited
+            s.close()
+            deadline = time.monotonic() + 5
+            while (pool.free() != 3 or os.path.exists(path)) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert pool.free() == 3 and not os.path.exists(path)
