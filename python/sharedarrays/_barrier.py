@@ -12,7 +12,7 @@ from ._array import SharedArray, attach as _attach, create as _create
 from ._errors import BarrierBrokenError, InvalidSegmentError
 from ._futex import SLICE_NANOS, WAIT_SPINS
 from ._layout import MASK64, BarrierDescriptor as B
-from ._words import data_words, ns
+from ._words import OnSegment, data_words, ns
 
 REASONS = ("PARTY_DIED", "PARTY_LEFT", "TIMED_OUT", "CANCELLED")
 LEFT = B.LEFT & MASK64
@@ -31,7 +31,7 @@ def _s32(v: int) -> int:
     return v - (1 << 32) if v & 0x80000000 else v
 
 
-class Barrier:
+class Barrier(OnSegment):
     """A cyclic barrier of `parties` processes (JVM or Python) in shared memory, passed by handle.
 
     Each party register()s (at the latest at its first wait) and calls wait(); the last arrival
@@ -77,10 +77,6 @@ class Barrier:
         except BaseException:
             arr.close()
             raise
-
-    @property
-    def handle(self) -> str:
-        return self._arr.handle
 
     def register(self) -> int:
         """Claims a party slot for this instance (idempotent); its index. RuntimeError if all are taken."""
@@ -216,15 +212,6 @@ class Barrier:
                 w.cas64(_slot(self._slot), me, me | LEFT)
         except ValueError:
             pass
-
-    def __enter__(self) -> "Barrier":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def __reduce__(self):
-        return (Barrier.attach, (self.handle,))
 
     def __repr__(self) -> str:
         if self._arr.closed:

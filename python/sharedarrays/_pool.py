@@ -20,7 +20,7 @@ from ._array import SharedArray, _element_type, _shape, attach as _attach, creat
 from ._errors import InvalidSegmentError, WaitTimeoutError
 from ._futex import SLICE_NANOS, Wait, Words
 from ._layout import MASK64, PoolProtocol as P, SegmentDescriptor as D
-from ._words import control_words, ns
+from ._words import OnSegment, control_words, ns
 
 IN_QUEUE = P.IN_QUEUE & MASK64
 _TAG_MASK = (1 << 31) - 1
@@ -156,7 +156,7 @@ class Slot:
         return f"Slot({self.index} of {self.pool.handle}, shape={self._array.shape}, dtype={self._array.dtype.str}, {state})"
 
 
-class Pool:
+class Pool(OnSegment):
     """N equal slots of one dtype and shape in one segment, shared by JVM and Python processes.
 
     acquire() hands out a free slot owned by this process (waiting while none is free; a slot of a
@@ -207,10 +207,6 @@ class Pool:
             raise
 
     @property
-    def handle(self) -> str:
-        return self._arr.handle
-
-    @property
     def id(self) -> int:
         return self._arr.id
 
@@ -226,10 +222,6 @@ class Pool:
     def array(self) -> np.ndarray:
         """All slots at once, shape (slots, *slot_shape)."""
         return self._arr.array
-
-    @property
-    def closed(self) -> bool:
-        return self._arr.closed
 
     def free(self) -> int:
         """How many slots are free now (slots of dead processes are freed first)."""
@@ -311,15 +303,6 @@ class Pool:
         for index, state in list(self._held.items()):
             Pool._release_state(self._arr, self._held, index, state, _proc.self_ident())
         self._arr.destroy()
-
-    def __enter__(self) -> "Pool":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def __reduce__(self):
-        return (Pool.attach, (self.handle,))
 
     def __repr__(self) -> str:
         if self._arr.closed:

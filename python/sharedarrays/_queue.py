@@ -26,7 +26,7 @@ from ._errors import InvalidSegmentError, QueueAbandonedError, WaitTimeoutError
 from ._futex import Wait, Words
 from ._layout import BY_CODE, MASK64, QueueDescriptor as Q
 from ._pool import Pool, Slot, in_queue
-from ._words import data_words, ns
+from ._words import OnSegment, data_words, ns
 
 LEFT = Q.LEFT & MASK64
 POOL_SLOT = 1
@@ -143,7 +143,7 @@ def _find_shared(v: np.ndarray) -> tuple[SharedArray, int, tuple]:
                      " pool slots (create it with sa.create or take a slot of a sa.Pool)")
 
 
-class Queue:
+class Queue(OnSegment):
     """A bounded queue of arrays in shared memory that JVM and Python processes send to and receive from.
 
     send() of a pool Slot moves the slot (the Slot is closed); of a SharedArray, a numpy view of one or a
@@ -204,14 +204,6 @@ class Queue:
             raise
 
     # ------------------------------------------------------------ facts
-
-    @property
-    def handle(self) -> str:
-        return self._arr.handle
-
-    @property
-    def closed(self) -> bool:
-        return self._arr.closed
 
     @property
     def size(self) -> int:
@@ -579,15 +571,6 @@ class Queue:
         for a in self._arrays.values():
             a.close()
         self._arr.close()
-
-    def __enter__(self) -> "Queue":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def __reduce__(self):
-        return (Queue.attach, (self.handle,))
 
     def __repr__(self) -> str:
         if self._arr.closed:

@@ -37,3 +37,30 @@ def ns(timeout: float | None) -> int | None:
     if timeout < 0:
         raise ValueError(f"timeout must be >= 0 seconds, not {timeout}")
     return int(timeout * 1e9)
+
+
+class OnSegment:
+    """What a pool, queue and barrier share: one SharedArray (self._arr) under them, whose handle is theirs, closed
+    by close() (a context manager), pickled as their handle (the child attaches it: cls.attach(handle))."""
+
+    _arr: "object"
+
+    @property
+    def handle(self) -> str:
+        return self._arr.handle
+
+    @property
+    def closed(self) -> bool:
+        return self._arr.closed
+
+    def close(self) -> None:  # pragma: no cover - every subclass has its own
+        raise NotImplementedError
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __reduce__(self):
+        return (type(self).attach, (self.handle,))
