@@ -137,8 +137,8 @@ def occupancy(etype: str, shape: tuple, head: bytes, control: bytes) -> tuple[st
     return "array", -1, -1
 
 
-def ls() -> list[SegmentInfo]:
-    """Our segments in the shm directory and the default file directory; anything else there is skipped."""
+def scan_directories() -> list[str]:
+    """The shm directory (if there is one) and the file backend's default directory (if it exists and is safe)."""
     dirs = []
     try:
         dirs.append(_segment.shm_directory())
@@ -147,6 +147,12 @@ def ls() -> list[SegmentInfo]:
     fd = _segment.file_default_directory()
     if os.path.isdir(fd) and not os.path.islink(fd) and _segment.unsafe_directory(fd) is None:
         dirs.append(fd)
+    return dirs
+
+
+def ls() -> list[SegmentInfo]:
+    """Our segments in the shm directory and the default file directory; anything else there is skipped."""
+    dirs = scan_directories()
     out = []
     for d in dirs:
         for p in _files(d):

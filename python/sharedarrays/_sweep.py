@@ -32,19 +32,6 @@ _last_for_pool = [None]  # its own clock: a create a moment ago must not hold ba
 _last_guard = threading.Lock()
 
 
-def scan_directories() -> list[str]:
-    """The shm directory (if there is one) and the file backend's default directory (if it exists and is safe)."""
-    dirs = []
-    try:
-        dirs.append(_segment.shm_directory())
-    except Exception:
-        pass
-    d = _segment.file_default_directory()
-    if os.path.isdir(d) and not os.path.islink(d) and _segment.unsafe_directory(d) is None:
-        dirs.append(d)
-    return dirs
-
-
 def _files(d: str) -> list[str]:
     """The regular files in d (not following links), sorted."""
     out = []
@@ -69,7 +56,7 @@ def sweep(dry_run: bool = False, directories: list[str] | None = None) -> list[s
     in a removed queue are given back to their pools first.
     """
     removed = []
-    for d in scan_directories() if directories is None else directories:
+    for d in _scan.scan_directories() if directories is None else directories:
         for p in _files(d):
             try:
                 temp = os.path.basename(p).startswith(_segment.TEMP_PREFIX)
