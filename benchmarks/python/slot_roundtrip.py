@@ -192,7 +192,7 @@ def bench(cases, sizes, iterations, max_seconds):
                 try:
                     deadline = time.monotonic() + 1.0
                     w = 0
-                    while w < 20 or (w < 2000 and time.monotonic() < deadline):  # warm-up: imports, page faults
+                    while w < 5 or (w < 2000 and time.monotonic() < deadline):  # warm-up: imports, page faults
                         case.trip()
                         w += 1
                     samples, deadline = [], time.monotonic() + max_seconds

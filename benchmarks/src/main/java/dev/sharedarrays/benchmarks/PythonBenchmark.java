@@ -14,6 +14,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -32,6 +33,9 @@ public final class PythonBenchmark {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     private static final int WARMUP_TRIPS = 500;
     private static final long WARMUP_NS = 2_000_000_000L;
+    /** Within the Python side's spin (about 75 µs), and long after it: it sleeps on the futex. */
+    private static final long[] PACES_NS = {20_000L, 1_000_000L};
+    private static final int PACED_TRIPS = 1000;
 
     private PythonBenchmark() {
     }
@@ -61,7 +65,8 @@ public final class PythonBenchmark {
         System.out.printf("shared-arrays python benchmark: %s %s, %d cores%n%n", System.getProperty("java.vm.name"),
                 Runtime.version(), Runtime.getRuntime().availableProcessors());
         Path script = AttachBenchmark.locate("benchmarks/python/slot_roundtrip.py");
-        double[][] jvm = jvmPythonJvm(script, python, sizes, iterations);
+        double[][] paced = new double[PACES_NS.length][];
+        double[][] jvm = jvmPythonJvm(script, python, sizes, iterations, paced);
         List<Row> rows = new ArrayList<>();
         List<String> notes = new ArrayList<>();
         String sizeList = String.join(",", Arrays.stream(sizes).mapToObj(Integer::toString).toList());
@@ -83,6 +88,13 @@ public final class PythonBenchmark {
             System.out.printf("%6d %21s %21s %21s %21s %12s%n", sizes[k], cell(jvm[k][0], jvm[k][1]), cell(sa), cell(torch), cell(ray),
                     torch == null ? "" : String.format(Locale.ROOT, "%.1fx", torch.p50() / jvm[k][0]));
         }
+        System.out.printf("%nJVM->Python->JVM of a %d MiB slot with a pause before each trip (%,d trips each): the Python side%n"
+                + "spins about 75 µs (sharedarrays._futex.WAIT_SPINS = 200 turns of its wait loop), then sleeps on the futex%n",
+                sizes[0], PACED_TRIPS);
+        for (int j = 0; j < PACES_NS.length; j++) {
+            System.out.printf("   pause %-8s p50 / p99 %21s µs%n", PACES_NS[j] >= 1_000_000 ? PACES_NS[j] / 1_000_000 + " ms" : PACES_NS[j] / 1000 + " µs",
+                    cell(paced[j][0], paced[j][1]));
+        }
         rows.stream().map(Row::versions).distinct().forEach(v -> System.out.println("(" + v + ")"));
         notes.forEach(System.out::println);
 
@@ -99,7 +111,8 @@ public final class PythonBenchmark {
     }
 
     /** {p50, p99} in µs per size: we send a slot on q1, the Python echo sends it back on q2. */
-    private static double[][] jvmPythonJvm(Path script, String python, int[] sizesMb, int iterations) throws IOException, InterruptedException {
+    private static double[][] jvmPythonJvm(Path script, String python, int[] sizesMb, int iterations, double[][] paced)
+            throws IOException, InterruptedException {
         double[][] result = new double[sizesMb.length][];
         try (ArrayQueue q1 = ArrayQueue.create(2); ArrayQueue q2 = ArrayQueue.create(2)) {
             Process echo = new ProcessBuilder(python, script.toString(), "echo", q1.handle().toString(), q2.handle().toString())
@@ -117,6 +130,15 @@ public final class PythonBenchmark {
                         }
                         Arrays.sort(ns);
                         result[k] = new double[] {rank(ns, 50) / 1e3, rank(ns, 99) / 1e3};
+                        for (int j = 0; k == 0 && j < PACES_NS.length; j++) {
+                            long[] pns = new long[PACED_TRIPS];
+                            for (int i = 0; i < PACED_TRIPS; i++) {
+                                pause(PACES_NS[j]);
+                                pns[i] = trip(pool, q1, q2, i);
+                            }
+                            Arrays.sort(pns);
+                            paced[j] = new double[] {rank(pns, 50) / 1e3, rank(pns, 99) / 1e3};
+                        }
                     }
                 }
                 q1.end();
@@ -142,6 +164,16 @@ public final class PythonBenchmark {
         }
         r.close();
         return t1 - t0;
+    }
+
+    private static void pause(long ns) {
+        if (ns >= 1_000_000) {
+            LockSupport.parkNanos(ns);
+            return;
+        }
+        for (long end = System.nanoTime() + ns; System.nanoTime() < end; ) {
+            Thread.onSpinWait();
+        }
     }
 
     private static long rank(long[] sorted, int p) {
