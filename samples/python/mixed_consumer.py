@@ -28,7 +28,7 @@ def main(frame_queue: str, result_queue: str) -> int:
             a[-1, 1:4] = (mean, lo, hi)
             results.send(slot, timeout=TIMEOUT_S)  # the slot moves back; `slot` is closed here
             n += 1
-    print(f"mixed_consumer pid {os.getpid()}: {n} frames", file=sys.stderr)
+    sys.stderr.write(f"mixed_consumer pid {os.getpid()}: {n} frames\n")  # one write: the two consumers share stderr
     return 0
 
 
