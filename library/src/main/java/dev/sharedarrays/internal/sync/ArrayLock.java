@@ -96,26 +96,27 @@ public final class ArrayLock {
     // ---------------------------------------------------------------- this process
 
     /**
-     * {@link #lockWrite(MemorySegment, String, long)} without a time limit.
+     * {@link #lockWrite(MemorySegment, Object, long)} without a time limit.
      *
      * @throws IllegalStateException if the calling thread holds the read lock (no upgrades:
      *         two upgrading threads would wait for each other forever)
      */
-    public void lockWrite(MemorySegment control, String what) {
+    public void lockWrite(MemorySegment control, Object what) {
         lockWrite(control, what, FOREVER);
     }
 
     /**
      * Takes the write lock, waiting at most timeoutNanos ({@code Long.MAX_VALUE}: no limit) for
-     * the other threads and processes; {@code what} names the array in messages. Uncontended, it
-     * reads no clock.
+     * the other threads and processes; {@code what} names the array in messages (its
+     * {@code toString()} is called only for a message: no string is built when the lock is free).
+     * Uncontended, it reads no clock.
      *
      * @throws WaitTimeoutException if the time ran out (nothing is held)
      * @throws CancellationException if a timed wait's thread was interrupted (the flag stays set)
      * @throws IllegalStateException if the calling thread holds the read lock (no upgrades:
      *         two upgrading threads would wait for each other forever)
      */
-    public void lockWrite(MemorySegment control, String what, long timeoutNanos) {
+    public void lockWrite(MemorySegment control, Object what, long timeoutNanos) {
         if (local.getReadHoldCount() > 0 && !local.isWriteLockedByCurrentThread()) {
             throw new IllegalStateException("cannot take the write lock of " + what
                     + ": this thread holds its read lock, and a read lock cannot be upgraded; take the write lock first");
@@ -161,19 +162,19 @@ public final class ArrayLock {
         }
     }
 
-    /** {@link #lockRead(MemorySegment, String, long)} without a time limit. */
+    /** {@link #lockRead(MemorySegment, Object, long)} without a time limit. */
     public void lockRead(MemorySegment control) {
         lockRead(control, "the array", FOREVER);
     }
 
     /**
      * Takes the read lock, waiting at most timeoutNanos ({@code Long.MAX_VALUE}: no limit) for a
-     * writer; see {@link #lockWrite(MemorySegment, String, long)}.
+     * writer; see {@link #lockWrite(MemorySegment, Object, long)}.
      *
      * @throws WaitTimeoutException if the time ran out (nothing is held)
      * @throws CancellationException if a timed wait's thread was interrupted (the flag stays set)
      */
-    public void lockRead(MemorySegment control, String what, long timeoutNanos) {
+    public void lockRead(MemorySegment control, Object what, long timeoutNanos) {
         long left = lockLocal(local.readLock(), control, what, "read", timeoutNanos);
         if (local.isWriteLockedByCurrentThread()) {
             return;
@@ -222,7 +223,7 @@ public final class ArrayLock {
      * Takes a lock of this process within timeoutNanos: at once if it is free (no clock read);
      * returns the time left for the rest.
      */
-    private static long lockLocal(Lock lock, MemorySegment c, String what, String kind, long timeoutNanos) {
+    private static long lockLocal(Lock lock, MemorySegment c, Object what, String kind, long timeoutNanos) {
         if (timeoutNanos == FOREVER) {
             lock.lock();
             return FOREVER;
@@ -255,7 +256,7 @@ public final class ArrayLock {
         return new Wait(timeoutNanos, timeoutNanos == FOREVER ? NEVER : Thread.currentThread()::isInterrupted, SPINS);
     }
 
-    private static void acquireWriter(MemorySegment c, String what, long timeoutNanos) {
+    private static void acquireWriter(MemorySegment c, Object what, long timeoutNanos) {
         long me = Proc.selfIdent();
         Wait wait = null; // started at the first contention: an uncontended writer reads no clock
         while (true) {
@@ -280,7 +281,7 @@ public final class ArrayLock {
         }
     }
 
-    private static void drainReaders(MemorySegment c, long me, Wait wait, String what, long timeoutNanos) {
+    private static void drainReaders(MemorySegment c, long me, Wait wait, Object what, long timeoutNanos) {
         while (true) {
             int seq = (int) INT_VH.getVolatile(c, READER_SEQ_OFFSET);
             boolean expired = wait != null && wait.expired();
@@ -317,7 +318,7 @@ public final class ArrayLock {
     }
 
     /** Returns the reader slot this process now holds. */
-    private static int acquireReader(MemorySegment c, String what, long timeoutNanos) {
+    private static int acquireReader(MemorySegment c, Object what, long timeoutNanos) {
         long me = Proc.selfIdent();
         Wait wait = null;
         while (true) {
@@ -378,7 +379,7 @@ public final class ArrayLock {
         return true;
     }
 
-    private static WaitTimeoutException timedOut(String what, String kind, long holder, long timeoutNanos) {
+    private static WaitTimeoutException timedOut(Object what, String kind, long holder, long timeoutNanos) {
         return new WaitTimeoutException("could not take the " + kind + " lock of " + what + " within "
                 + Duration.ofNanos(timeoutNanos) + ": it is held by " + Proc.describe(holder)
                 + ". Nothing was locked; the call may be repeated");
