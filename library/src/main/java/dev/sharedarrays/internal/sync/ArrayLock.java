@@ -6,6 +6,7 @@ import dev.sharedarrays.internal.segment.SegmentKey;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,12 +55,30 @@ public final class ArrayLock {
     }
 
     private final ReentrantReadWriteLock local = new ReentrantReadWriteLock();
-    /** Guards readers and slot; a lock, not a monitor, so that a timed reader can give up waiting for it. */
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(ArrayLock.class, "state", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * Held by the thread that takes {@link #state} from no holds to some (claiming this process's
+     * reader slot, waiting for another process's writer meanwhile: the other readers wait for it);
+     * a lock, not a monitor, so that a timed reader can give up waiting for it.
+     */
     private final ReentrantLock guard = new ReentrantLock();
-    /** Read holds of this process covered by its reader slot; guarded by guard. */
-    private int readers;
-    /** This process's reader slot while readers > 0; guarded by guard. */
-    private int slot = -1;
+    /**
+     * This process's read holds covered by its reader slot (low 32 bits) and that slot plus one
+     * (high 32 bits); 0 when it holds no slot. A hold is added or dropped by a compare-and-set
+     * while the count is above 0, without the guard; only the guard's holder takes the count up
+     * from 0, and whoever takes it down to 0 frees the slot.
+     */
+    @SuppressWarnings("unused") // through STATE
+    private volatile long state;
     /** Segments of this process that use this lock; guarded by LOCKS. */
     private int refs;
 
@@ -145,10 +164,9 @@ public final class ArrayLock {
                         // read holds taken under the write lock outlive it: cover them with a reader slot first
                         guard.lock();
                         try {
-                            if (readers == 0) {
-                                slot = claimSlot(control, Proc.selfIdent(), true);
+                            if (!addHolds(reads)) {
+                                STATE.setRelease(this, state(claimSlot(control, Proc.selfIdent(), true), reads));
                             }
-                            readers += reads;
                         } finally {
                             guard.unlock();
                         }
@@ -180,13 +198,16 @@ public final class ArrayLock {
             return;
         }
         try {
+            if (addHolds(1)) {
+                return; // the process's slot covers this hold too
+            }
             // the guard is held while the first reader waits for another process's writer
             left = lockLocal(guard, control, what, "read", left);
             try {
-                if (readers == 0) {
-                    slot = acquireReader(control, what, left);
+                if (!addHolds(1)) {
+                    // no thread can change a state of 0 but the guard's holder
+                    STATE.setRelease(this, state(acquireReader(control, what, left), 1));
                 }
-                readers++;
             } finally {
                 guard.unlock();
             }
@@ -202,21 +223,52 @@ public final class ArrayLock {
         }
         try {
             if (!local.isWriteLockedByCurrentThread()) {
-                guard.lock();
-                try {
-                    if (--readers == 0) {
-                        // compare-and-set: never clear a slot another process took over meanwhile
-                        LONG_VH.compareAndSet(control, slotOffset(slot), Proc.selfIdent(), 0L);
-                        slot = -1;
-                        Futex.bump(control, READER_SEQ_OFFSET, READER_WAITERS_OFFSET);
+                long s = (long) STATE.getVolatile(this);
+                while (true) {
+                    if (holds(s) <= 0) {
+                        throw new IllegalStateException("no read hold of this process is covered by a reader slot");
                     }
-                } finally {
-                    guard.unlock();
+                    long w = (long) STATE.compareAndExchange(this, s, holds(s) == 1 ? 0L : s - 1);
+                    if (w == s) {
+                        break;
+                    }
+                    s = w;
+                }
+                if (holds(s) == 1) {
+                    // the last hold: free the slot (a first reader meanwhile claims another one).
+                    // Compare-and-set: never clear a slot another process took over meanwhile
+                    LONG_VH.compareAndSet(control, slotOffset(slotOf(s)), Proc.selfIdent(), 0L);
+                    Futex.bump(control, READER_SEQ_OFFSET, READER_WAITERS_OFFSET);
                 }
             }
         } finally {
             local.readLock().unlock();
         }
+    }
+
+    private static long state(int slot, int holds) {
+        return ((long) (slot + 1) << 32) | holds;
+    }
+
+    private static int holds(long state) {
+        return (int) state;
+    }
+
+    private static int slotOf(long state) {
+        return (int) (state >>> 32) - 1;
+    }
+
+    /** Adds n holds if this process holds a reader slot (some holds); false if it holds none. */
+    private boolean addHolds(int n) {
+        long s = (long) STATE.getVolatile(this);
+        while (holds(s) > 0) {
+            long w = (long) STATE.compareAndExchange(this, s, s + n);
+            if (w == s) {
+                return true;
+            }
+            s = w;
+        }
+        return false;
     }
 
     /**
