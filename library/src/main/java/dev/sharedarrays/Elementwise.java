@@ -1,10 +1,8 @@
 package dev.sharedarrays;
 
+import dev.sharedarrays.internal.array.Locking;
 import dev.sharedarrays.internal.array.Shapes;
 import dev.sharedarrays.internal.array.StridedLayout;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
 import java.util.function.Supplier;
 
 /**
@@ -52,31 +50,14 @@ final class Elementwise {
     }
 
     private static <R> R locked(SharedNDArray<?> target, Supplier<R> body, SharedNDArray<?>[] reads) {
-        List<SharedNDArray<?>> order = new ArrayList<>();
+        int first = target != null ? 1 : 0;
+        Locking[] all = new Locking[first + reads.length];
         if (target != null) {
-            order.add(target);
+            all[0] = target.locks();
         }
-        for (SharedNDArray<?> a : reads) {
-            if (order.stream().noneMatch(b -> b.id() == a.id())) {
-                order.add(a);
-            }
+        for (int i = 0; i < reads.length; i++) {
+            all[first + i] = reads[i].locks();
         }
-        order.sort(Comparator.comparing(SharedNDArray::id, Long::compareUnsigned));
-        return nest(order, 0, target, body);
-    }
-
-    private static <R> R nest(List<SharedNDArray<?>> order, int i, SharedNDArray<?> target, Supplier<R> body) {
-        if (i == order.size()) {
-            return body.get();
-        }
-        SharedNDArray<?> a = order.get(i);
-        if (a == target) {
-            Object[] result = {null};
-            a.locks().write(() -> result[0] = nest(order, i + 1, target, body));
-            @SuppressWarnings("unchecked")
-            R r = (R) result[0];
-            return r;
-        }
-        return a.locks().read(() -> nest(order, i + 1, target, body));
+        return Locking.locked(target != null, body, all);
     }
 }

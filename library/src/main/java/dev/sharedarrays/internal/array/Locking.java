@@ -9,9 +9,9 @@ import java.util.function.Supplier;
  * lock, runs its body and releases the lock however the body ends. A view made by
  * {@code unlocked()} has {@code locking == false}: its helpers only run the body.
  *
- * <p>Every helper first checks that a shm or file segment was not truncated (a SIMD kernel that
- * faults runs over the rest of its row, each vector access faulting, before the fault surfaces;
- * see FaultMark), and turns
+ * <p>Every bulk helper first checks that a shm or file segment was not truncated (one lseek: a
+ * SIMD kernel that faults runs over the rest of its row, each vector access faulting, before the
+ * fault surfaces; see FaultMark; {@link #hold} probes with a read instead), and turns
  * a fault the JDK reports as {@link InternalError} (SIGBUS of a scalar access to a shrunk file)
  * into a {@link dev.sharedarrays.SegmentTruncatedException}.
  */
@@ -67,81 +67,79 @@ public final class Locking {
     /**
      * Runs body holding this array's write lock and {@code other}'s read lock, taken in the
      * order of array id so that {@code x += y} and {@code y += x} in two processes cannot
-     * deadlock; one lock when both are the same array.
+     * deadlock; one lock when both are the same array. See {@link #locked}.
      */
     public void writeReading(Locking other, Runnable body) {
-        try {
-            segment.checkNotTruncated();
-            other.segment.checkNotTruncated();
-            lockedWriteReading(other, body);
-            poll(segment);
-        } catch (InternalError e) {
-            throw (other.segment.isTruncated() ? other.segment : segment).truncated(e);
-        }
-    }
-
-    private void lockedWriteReading(Locking other, Runnable body) {
-        boolean same = other.id() == id();
-        if (same || !other.locking) {
-            beginWrite();
-            if (!locking && same) {
-                other.beginRead();
-            }
-        } else if (!locking) {
-            other.beginRead();
-        } else if (Long.compareUnsigned(id(), other.id()) < 0) {
-            beginWrite();
-            try {
-                other.beginRead();
-            } catch (RuntimeException | Error e) {
-                endWrite();
-                throw e;
-            }
-        } else {
-            other.beginRead();
-            try {
-                beginWrite();
-            } catch (RuntimeException | Error e) {
-                other.endRead();
-                throw e;
-            }
-        }
-        try {
-            body.run();
-        } finally {
-            try {
-                endWrite();
-            } finally {
-                if (!same || !locking) {
-                    other.endRead();
-                }
-            }
-        }
+        locked(true, runnable(body), this, other);
     }
 
     /**
      * Runs body holding this array's write lock and the read locks of a and b: one lock per
-     * array (the write lock for this array's), taken in the order of array id.
+     * array (the write lock for this array's), taken in the order of array id. See {@link #locked}.
      */
     public void writeReading(Locking a, Locking b, Runnable body) {
-        Locking[] all = {this, a, b};
+        locked(true, runnable(body), this, a, b);
+    }
+
+    private static Supplier<Void> runnable(Runnable body) {
+        return () -> {
+            body.run();
+            return null;
+        };
+    }
+
+    /**
+     * The one place that orders the locks of several arrays (docs/PROTOCOL.md section 10): runs
+     * body holding the write lock of all[0] if {@code writeFirst}, else its read lock, and the read
+     * locks of the others. One lock per array (array id): the write lock if any of its views is
+     * all[0] and {@code writeFirst}. Taken in ascending order of array id compared as unsigned
+     * 64-bit numbers, so that two operations on the same arrays in two processes ({@code x += y},
+     * {@code y += x}) cannot wait for each other; released in the reverse order, all of them even
+     * if one release throws. A view made by {@code unlocked()} takes no lock (another, locking
+     * view of its array still does).
+     *
+     * <p>Every shm or file segment is first checked for truncation (one lseek each), as the
+     * one-array helpers do; a fault of the body is reported as the truncation of a segment that
+     * shrank.
+     */
+    public static <R> R locked(boolean writeFirst, Supplier<R> body, Locking... all) {
         try {
-            for (Locking l : all) {
-                l.segment.checkNotTruncated();
+            boolean mayShrink = false;
+            for (int i = 0; i < all.length; i++) {
+                Segment s = all[i].segment;
+                if (!seenBefore(all, i)) {
+                    s.checkNotTruncated();
+                    mayShrink |= s.mayShrink();
+                }
             }
-            lockedAll(all, body);
-            poll(segment);
+            R result = lockedAll(writeFirst, all, body);
+            if (mayShrink) {
+                OutOfLineAccess.poll();
+            }
+            return result;
         } catch (InternalError e) {
-            Segment bad = segment;
-            for (Locking l : all) {
-                bad = l.segment.isTruncated() ? l.segment : bad;
+            if (all.length == 0) {
+                throw e;
+            }
+            Segment bad = all[0].segment;
+            for (int i = all.length - 1; i >= 0; i--) {
+                bad = all[i].segment.isTruncated() ? all[i].segment : bad;
             }
             throw bad.truncated(e);
         }
     }
 
-    /** all[0] is written, the others read; views that do not lock take no lock. */
-    private static void lockedAll(Locking[] all, Runnable body) {
+    /** True if a view before all[i] has the same segment object (checked once). */
+    private static boolean seenBefore(Locking[] all, int i) {
+        for (int j = 0; j < i; j++) {
+            if (all[j].segment == all[i].segment) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static <R> R lockedAll(boolean writeFirst, Locking[] all, Supplier<R> body) {
         Locking[] held = new Locking[all.length];
         boolean[] write = new boolean[all.length];
         int n = 0;
@@ -157,7 +155,7 @@ public final class Locking {
             if (j == n) {
                 held[n++] = l;
             }
-            write[j] |= i == 0;
+            write[j] |= writeFirst && i == 0;
         }
         for (int i = 1; i < n; i++) {
             for (int j = i; j > 0 && Long.compareUnsigned(held[j - 1].id(), held[j].id()) > 0; j--) {
@@ -178,7 +176,7 @@ public final class Locking {
                     held[taken].segment.lockRead();
                 }
             }
-            body.run();
+            return body.get();
         } finally {
             unlock(held, write, taken - 1);
         }
@@ -207,11 +205,14 @@ public final class Locking {
 
     /**
      * {@link #hold(Segment, boolean)} waiting at most timeoutNanos ({@code Long.MAX_VALUE}: no
-     * limit); see {@link dev.sharedarrays.internal.sync.ArrayLock#lockWrite(java.lang.foreign.MemorySegment, String, long)}.
+     * limit); see {@link dev.sharedarrays.internal.sync.ArrayLock#lockWrite(java.lang.foreign.MemorySegment, Object, long)}.
+     * A shm or file segment shrunk under the mapping is found by {@link Segment#probeNotTruncated}
+     * (a read, not the bulk operations' lseek: this is the lock's hot path) before the lock's
+     * atomics touch the control block, whose interpreted compare-and-set would not survive a fault.
      */
     public static HeldLock hold(Segment segment, boolean write, long timeoutNanos) {
         try {
-            segment.checkNotTruncated();
+            segment.probeNotTruncated();
             if (write) {
                 segment.lockWrite(timeoutNanos);
             } else {
@@ -221,22 +222,37 @@ public final class Locking {
         } catch (InternalError e) {
             throw segment.truncated(e);
         }
-        boolean[] open = {true};
-        return () -> {
-            if (open[0]) {
-                try {
-                    if (write) {
-                        segment.unlockWrite();
-                    } else {
-                        segment.unlockRead();
-                    }
-                    poll(segment);
-                } catch (InternalError e) {
-                    throw segment.truncated(e);
-                }
-                open[0] = false;
+        return new Held(segment, write);
+    }
+
+    /** A lock {@link #hold} took; one object, no lambda and no captured array. Used by one thread. */
+    private static final class Held implements HeldLock {
+        private final Segment segment;
+        private final boolean write;
+        private boolean open = true;
+
+        Held(Segment segment, boolean write) {
+            this.segment = segment;
+            this.write = write;
+        }
+
+        @Override
+        public void close() {
+            if (!open) {
+                return;
             }
-        };
+            try {
+                if (write) {
+                    segment.unlockWrite();
+                } else {
+                    segment.unlockRead();
+                }
+                poll(segment);
+            } catch (InternalError e) {
+                throw segment.truncated(e);
+            }
+            open = false;
+        }
     }
 
     /** Makes a fault of the accesses before surface here, inside the caller's try (see OutOfLineAccess). */

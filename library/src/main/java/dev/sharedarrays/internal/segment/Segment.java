@@ -2,6 +2,7 @@ package dev.sharedarrays.internal.segment;
 
 import dev.sharedarrays.internal.os.FileStat;
 import dev.sharedarrays.internal.array.OutOfLineAccess;
+import dev.sharedarrays.internal.kernel.ElementType;
 import dev.sharedarrays.internal.os.Libc;
 import dev.sharedarrays.internal.sync.ArrayLock;
 
@@ -167,12 +168,12 @@ public final class Segment {
 
     /** Takes the array's write lock (see {@link ArrayLock}); pair with {@link #unlockWrite}. */
     public void lockWrite() {
-        lock.lockWrite(control(), handle.toString());
+        lock.lockWrite(control(), handle);
     }
 
-    /** {@link #lockWrite()} that gives up after timeoutNanos; see {@link ArrayLock#lockWrite(MemorySegment, String, long)}. */
+    /** {@link #lockWrite()} that gives up after timeoutNanos; see {@link ArrayLock#lockWrite(MemorySegment, Object, long)}. */
     public void lockWrite(long timeoutNanos) {
-        lock.lockWrite(control(), handle.toString(), timeoutNanos);
+        lock.lockWrite(control(), handle, timeoutNanos);
     }
 
     public void unlockWrite() {
@@ -184,9 +185,9 @@ public final class Segment {
         lock.lockRead(control());
     }
 
-    /** {@link #lockRead()} that gives up after timeoutNanos; see {@link ArrayLock#lockRead(MemorySegment, String, long)}. */
+    /** {@link #lockRead()} that gives up after timeoutNanos; see {@link ArrayLock#lockRead(MemorySegment, Object, long)}. */
     public void lockRead(long timeoutNanos) {
-        lock.lockRead(control(), handle.toString(), timeoutNanos);
+        lock.lockRead(control(), handle, timeoutNanos);
     }
 
     public void unlockRead() {
@@ -223,6 +224,22 @@ public final class Segment {
         long now = currentFileSize();
         if (now < all.byteSize()) {
             throw new SegmentTruncatedException(path, all.byteSize(), now, null);
+        }
+    }
+
+    /**
+     * Makes the next access fault if the file shrank under the mapping by so much that an access
+     * of it can fault, without a system call: reads the mapping's last byte out of line
+     * ({@link OutOfLineAccess}), whose fault the JDK delivers as an {@link InternalError} at that
+     * call's return, inside the caller's try (turn it into the exception with {@link #truncated}).
+     * Pages past the new end fault, and those are a suffix of the mapping: if the last byte does
+     * not fault, no byte does. A shrink that leaves part of the last page in the file faults
+     * nothing and passes; {@link #checkNotTruncated} (one lseek) sees that too. Memfd and
+     * anonymous segments cannot shrink and skip it.
+     */
+    public void probeNotTruncated() {
+        if (mayShrink() && !closed) {
+            OutOfLineAccess.access(OutOfLineAccess.GET_LONG, ElementType.U8, all, all.byteSize() - 1, 0, 0, 0);
         }
     }
 

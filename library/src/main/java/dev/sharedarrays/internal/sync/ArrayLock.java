@@ -6,6 +6,7 @@ import dev.sharedarrays.internal.segment.SegmentKey;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,12 +55,30 @@ public final class ArrayLock {
     }
 
     private final ReentrantReadWriteLock local = new ReentrantReadWriteLock();
-    /** Guards readers and slot; a lock, not a monitor, so that a timed reader can give up waiting for it. */
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(ArrayLock.class, "state", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * Held by the thread that takes {@link #state} from no holds to some (claiming this process's
+     * reader slot, waiting for another process's writer meanwhile: the other readers wait for it);
+     * a lock, not a monitor, so that a timed reader can give up waiting for it.
+     */
     private final ReentrantLock guard = new ReentrantLock();
-    /** Read holds of this process covered by its reader slot; guarded by guard. */
-    private int readers;
-    /** This process's reader slot while readers > 0; guarded by guard. */
-    private int slot = -1;
+    /**
+     * This process's read holds covered by its reader slot (low 32 bits) and that slot plus one
+     * (high 32 bits); 0 when it holds no slot. A hold is added or dropped by a compare-and-set
+     * while the count is above 0, without the guard; only the guard's holder takes the count up
+     * from 0, and whoever takes it down to 0 frees the slot.
+     */
+    @SuppressWarnings("unused") // through STATE
+    private volatile long state;
     /** Segments of this process that use this lock; guarded by LOCKS. */
     private int refs;
 
@@ -96,26 +115,27 @@ public final class ArrayLock {
     // ---------------------------------------------------------------- this process
 
     /**
-     * {@link #lockWrite(MemorySegment, String, long)} without a time limit.
+     * {@link #lockWrite(MemorySegment, Object, long)} without a time limit.
      *
      * @throws IllegalStateException if the calling thread holds the read lock (no upgrades:
      *         two upgrading threads would wait for each other forever)
      */
-    public void lockWrite(MemorySegment control, String what) {
+    public void lockWrite(MemorySegment control, Object what) {
         lockWrite(control, what, FOREVER);
     }
 
     /**
      * Takes the write lock, waiting at most timeoutNanos ({@code Long.MAX_VALUE}: no limit) for
-     * the other threads and processes; {@code what} names the array in messages. Uncontended, it
-     * reads no clock.
+     * the other threads and processes; {@code what} names the array in messages (its
+     * {@code toString()} is called only for a message: no string is built when the lock is free).
+     * Uncontended, it reads no clock.
      *
      * @throws WaitTimeoutException if the time ran out (nothing is held)
      * @throws CancellationException if a timed wait's thread was interrupted (the flag stays set)
      * @throws IllegalStateException if the calling thread holds the read lock (no upgrades:
      *         two upgrading threads would wait for each other forever)
      */
-    public void lockWrite(MemorySegment control, String what, long timeoutNanos) {
+    public void lockWrite(MemorySegment control, Object what, long timeoutNanos) {
         if (local.getReadHoldCount() > 0 && !local.isWriteLockedByCurrentThread()) {
             throw new IllegalStateException("cannot take the write lock of " + what
                     + ": this thread holds its read lock, and a read lock cannot be upgraded; take the write lock first");
@@ -144,10 +164,9 @@ public final class ArrayLock {
                         // read holds taken under the write lock outlive it: cover them with a reader slot first
                         guard.lock();
                         try {
-                            if (readers == 0) {
-                                slot = claimSlot(control, Proc.selfIdent(), true);
+                            if (!addHolds(reads)) {
+                                STATE.setRelease(this, state(claimSlot(control, Proc.selfIdent(), true), reads));
                             }
-                            readers += reads;
                         } finally {
                             guard.unlock();
                         }
@@ -161,31 +180,34 @@ public final class ArrayLock {
         }
     }
 
-    /** {@link #lockRead(MemorySegment, String, long)} without a time limit. */
+    /** {@link #lockRead(MemorySegment, Object, long)} without a time limit. */
     public void lockRead(MemorySegment control) {
         lockRead(control, "the array", FOREVER);
     }
 
     /**
      * Takes the read lock, waiting at most timeoutNanos ({@code Long.MAX_VALUE}: no limit) for a
-     * writer; see {@link #lockWrite(MemorySegment, String, long)}.
+     * writer; see {@link #lockWrite(MemorySegment, Object, long)}.
      *
      * @throws WaitTimeoutException if the time ran out (nothing is held)
      * @throws CancellationException if a timed wait's thread was interrupted (the flag stays set)
      */
-    public void lockRead(MemorySegment control, String what, long timeoutNanos) {
+    public void lockRead(MemorySegment control, Object what, long timeoutNanos) {
         long left = lockLocal(local.readLock(), control, what, "read", timeoutNanos);
         if (local.isWriteLockedByCurrentThread()) {
             return;
         }
         try {
+            if (addHolds(1)) {
+                return; // the process's slot covers this hold too
+            }
             // the guard is held while the first reader waits for another process's writer
             left = lockLocal(guard, control, what, "read", left);
             try {
-                if (readers == 0) {
-                    slot = acquireReader(control, what, left);
+                if (!addHolds(1)) {
+                    // no thread can change a state of 0 but the guard's holder
+                    STATE.setRelease(this, state(acquireReader(control, what, left), 1));
                 }
-                readers++;
             } finally {
                 guard.unlock();
             }
@@ -201,16 +223,22 @@ public final class ArrayLock {
         }
         try {
             if (!local.isWriteLockedByCurrentThread()) {
-                guard.lock();
-                try {
-                    if (--readers == 0) {
-                        // compare-and-set: never clear a slot another process took over meanwhile
-                        LONG_VH.compareAndSet(control, slotOffset(slot), Proc.selfIdent(), 0L);
-                        slot = -1;
-                        Futex.bump(control, READER_SEQ_OFFSET, READER_WAITERS_OFFSET);
+                long s = (long) STATE.getVolatile(this);
+                while (true) {
+                    if (holds(s) <= 0) {
+                        throw new IllegalStateException("no read hold of this process is covered by a reader slot");
                     }
-                } finally {
-                    guard.unlock();
+                    long w = (long) STATE.compareAndExchange(this, s, holds(s) == 1 ? 0L : s - 1);
+                    if (w == s) {
+                        break;
+                    }
+                    s = w;
+                }
+                if (holds(s) == 1) {
+                    // the last hold: free the slot (a first reader meanwhile claims another one).
+                    // Compare-and-set: never clear a slot another process took over meanwhile
+                    LONG_VH.compareAndSet(control, slotOffset(slotOf(s)), Proc.selfIdent(), 0L);
+                    Futex.bump(control, READER_SEQ_OFFSET, READER_WAITERS_OFFSET);
                 }
             }
         } finally {
@@ -218,11 +246,36 @@ public final class ArrayLock {
         }
     }
 
+    private static long state(int slot, int holds) {
+        return ((long) (slot + 1) << 32) | holds;
+    }
+
+    private static int holds(long state) {
+        return (int) state;
+    }
+
+    private static int slotOf(long state) {
+        return (int) (state >>> 32) - 1;
+    }
+
+    /** Adds n holds if this process holds a reader slot (some holds); false if it holds none. */
+    private boolean addHolds(int n) {
+        long s = (long) STATE.getVolatile(this);
+        while (holds(s) > 0) {
+            long w = (long) STATE.compareAndExchange(this, s, s + n);
+            if (w == s) {
+                return true;
+            }
+            s = w;
+        }
+        return false;
+    }
+
     /**
      * Takes a lock of this process within timeoutNanos: at once if it is free (no clock read);
      * returns the time left for the rest.
      */
-    private static long lockLocal(Lock lock, MemorySegment c, String what, String kind, long timeoutNanos) {
+    private static long lockLocal(Lock lock, MemorySegment c, Object what, String kind, long timeoutNanos) {
         if (timeoutNanos == FOREVER) {
             lock.lock();
             return FOREVER;
@@ -255,7 +308,7 @@ public final class ArrayLock {
         return new Wait(timeoutNanos, timeoutNanos == FOREVER ? NEVER : Thread.currentThread()::isInterrupted, SPINS);
     }
 
-    private static void acquireWriter(MemorySegment c, String what, long timeoutNanos) {
+    private static void acquireWriter(MemorySegment c, Object what, long timeoutNanos) {
         long me = Proc.selfIdent();
         Wait wait = null; // started at the first contention: an uncontended writer reads no clock
         while (true) {
@@ -280,15 +333,22 @@ public final class ArrayLock {
         }
     }
 
-    private static void drainReaders(MemorySegment c, long me, Wait wait, String what, long timeoutNanos) {
+    private static void drainReaders(MemorySegment c, long me, Wait wait, Object what, long timeoutNanos) {
         while (true) {
             int seq = (int) INT_VH.getVolatile(c, READER_SEQ_OFFSET);
             boolean expired = wait != null && wait.expired();
             // a last look before giving up: a dead reader is cleared even at the deadline
             boolean check = wait != null && (wait.livenessDue() || expired);
             long busy = 0;
+            // The protocol's sequentially consistent loads of the slots, as a full fence and plain
+            // (aligned, untorn) loads: the fence orders every load after our compare-and-set of the
+            // writer word, the Dekker pair with a reader's slot store and its load of the writer
+            // word, as volatile loads would, at a third of the cost of 32 of them (on the uncontended
+            // hot path). The volatile load of the sequence word above keeps the JIT from hoisting
+            // them out of this loop; the acquire fence below keeps our writes after them.
+            VarHandle.fullFence();
             for (int i = 0; i < READER_SLOTS; i++) {
-                long r = (long) LONG_VH.getVolatile(c, slotOffset(i));
+                long r = c.get(ValueLayout.JAVA_LONG, slotOffset(i));
                 if (r == 0 || r == me) {
                     continue;
                 }
@@ -301,6 +361,7 @@ public final class ArrayLock {
                 busy = r;
             }
             if (busy == 0) {
+                VarHandle.acquireFence();
                 return;
             }
             if (expired) {
@@ -317,7 +378,7 @@ public final class ArrayLock {
     }
 
     /** Returns the reader slot this process now holds. */
-    private static int acquireReader(MemorySegment c, String what, long timeoutNanos) {
+    private static int acquireReader(MemorySegment c, Object what, long timeoutNanos) {
         long me = Proc.selfIdent();
         Wait wait = null;
         while (true) {
@@ -378,7 +439,7 @@ public final class ArrayLock {
         return true;
     }
 
-    private static WaitTimeoutException timedOut(String what, String kind, long holder, long timeoutNanos) {
+    private static WaitTimeoutException timedOut(Object what, String kind, long holder, long timeoutNanos) {
         return new WaitTimeoutException("could not take the " + kind + " lock of " + what + " within "
                 + Duration.ofNanos(timeoutNanos) + ": it is held by " + Proc.describe(holder)
                 + ". Nothing was locked; the call may be repeated");
