@@ -18,6 +18,17 @@ Messages carry numbers: a slot or view filled with `producer * 1_000_000 + k` is
   hold-slot <pool>                                acquire a slot, print HOLDING <index>, sleep until killed
   hold-mutex <queue>                              take the queue's mutex, print HOLDING, sleep until killed
   receive-until-abandoned <queue>                 receive (closing) until QueueAbandonedError: print ABANDONED <pids>
+  receive-increasing <queue> <pool>               receive slots (closing) until QueueAbandonedError, checking that
+                                                  element 0 strictly increases (print DISORDER <prev> <k> if not):
+                                                  print ABANDONED <pids> <count> <last k>, then FREE <pool.free()>
+  acquire <pool|new> <timeout s>                  attach the pool (`new`: create an f8 pool of 2 slots of 4, print
+                                                  POOL <handle>), print READY; at a line on stdin print FREE <n>,
+                                                  acquire(timeout) and print ACQUIRED <index> <ms> (or TIMEOUT <ms>);
+                                                  close all at a line on stdin, print CLOSED
+  queue-ops <queue> <pool>                        attach both (an f8 pool), print READY, then per line on stdin:
+                                                  `receive <timeout s>` prints GOT <element 0> <ms> (closing it) or
+                                                  TIMEOUT <ms> <message>; `send <v>` acquires a slot, fills it with
+                                                  v, sends it (timeouts 5 s) and prints SENT <ms>; `exit` closes
   own-queue-barrier                               create a queue (capacity 4) and a barrier of 2 parties, print
                                                   QUEUE <handle> and BARRIER <handle>, register, receive one
                                                   message (print GOT <sum>), wait at the barrier (print TRIP),
@@ -149,6 +160,67 @@ def main(args: list[str]) -> bool:
                 m.close()
         except sa.QueueAbandonedError as e:
             out("ABANDONED", ",".join(str(p) for p in e.pids))
+    elif cmd == "receive-increasing":
+        q = sa.Queue.attach(args[1])
+        pool = sa.Pool.attach(args[2])
+        count, last = 0, -1
+        try:
+            while True:
+                m = q.receive(timeout=30)
+                if m is None:
+                    out("END", count)
+                    break
+                k = int(m.array.flat[0])
+                m.close()
+                if k <= last:
+                    out("DISORDER", last, k)
+                count, last = count + 1, k
+        except sa.QueueAbandonedError as e:
+            out("ABANDONED", ",".join(str(p) for p in e.pids), count, last)
+        out("FREE", pool.free())
+        q.close()
+        pool.close()
+    elif cmd == "acquire":
+        pool = sa.Pool.create("f8", 2, 4) if args[1] == "new" else sa.Pool.attach(args[1])
+        if args[1] == "new":
+            out("POOL", pool.handle)
+        out("READY")
+        sys.stdin.readline()
+        out("FREE", pool.free())
+        t0 = time.monotonic()
+        try:
+            s = pool.acquire(timeout=float(args[2]))
+            out("ACQUIRED", s.index, round((time.monotonic() - t0) * 1000))
+        except sa.WaitTimeoutError:
+            out("TIMEOUT", round((time.monotonic() - t0) * 1000))
+        sys.stdin.readline()
+        pool.close()
+        out("CLOSED")
+    elif cmd == "queue-ops":
+        q = sa.Queue.attach(args[1])
+        pool = sa.Pool.attach(args[2], "f8")
+        out("READY")
+        while True:
+            op = sys.stdin.readline().split()
+            if not op or op[0] == "exit":
+                break
+            t0 = time.monotonic()
+            ms = lambda: round((time.monotonic() - t0) * 1000)  # noqa: E731
+            if op[0] == "receive":
+                try:
+                    m = q.receive(timeout=float(op[1]))
+                    v = int(m.array.flat[0])
+                    m.close()
+                    out("GOT", v, ms())
+                except sa.WaitTimeoutError as e:
+                    out("TIMEOUT", ms(), str(e).replace("\n", " "))
+            elif op[0] == "send":
+                s = pool.acquire(timeout=5)
+                s.array[...] = float(op[1])
+                q.send(s, timeout=5)
+                out("SENT", ms())
+        q.close()
+        pool.close()
     elif cmd == "own-queue-barrier":
         q = sa.Queue.create(4)
         b = sa.Barrier.create(2)

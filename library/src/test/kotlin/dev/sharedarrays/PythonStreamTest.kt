@@ -2,13 +2,17 @@ package dev.sharedarrays
 
 import dev.sharedarrays.testing.ChildJvm
 import dev.sharedarrays.testing.PythonPeer
+import dev.sharedarrays.testing.Stopping
+import io.kotest.assertions.withClue
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.collections.shouldBeSortedWith
 import io.kotest.matchers.ints.shouldBeGreaterThan
+import io.kotest.matchers.longs.shouldBeGreaterThanOrEqual
 import io.kotest.matchers.longs.shouldBeLessThan
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
+import io.kotest.matchers.string.shouldNotContain
 import java.time.Duration
 import java.util.concurrent.Executors
 import java.util.concurrent.TimeUnit
@@ -18,7 +22,8 @@ import kotlin.random.Random
  * Pools, queues and barriers shared by JVM and Python processes (python/tests/peers/stream_peer.py):
  * slots move between the languages without copies, views travel as handle and geometry, parties of
  * one barrier run in both, and a Python process killed mid-send, holding the queue's mutex or a
- * slot is repaired by the JVM's side of the protocol.
+ * slot is repaired by the JVM's side of the protocol; and the other way round, a JVM killed holding
+ * pool slots, mid-send or holding the queue's mutex is repaired by Python's side.
  */
 class PythonStreamTest : FunSpec({
     val shm = CreateOptions.defaults().backend(Backend.SHM)
@@ -220,6 +225,106 @@ class PythonStreamTest : FunSpec({
                     slots.free() shouldBe 1
                     py.kill()
                     slots.free() shouldBe 2
+                }
+            }
+        }
+    }
+    test("a JVM killed holding every slot of a pool (the test JVM's or a Python peer's): a waiting Python acquire(5 s) gets one") {
+        fun holdKillAcquire(poolHandle: String, py: PythonPeer) {
+            py.expectLine("READY")
+            ChildJvm("pool-hold", poolHandle, "2").use { jvm ->
+                jvm.expectLine("HOLDING")
+                py.send("go")
+                py.expectLine("FREE ") shouldBe "0" // the holder lives: nothing to reclaim
+                Thread.sleep(200) // Python waits in acquire
+                jvm.kill()
+            }
+            val (index, ms) = py.expectLine("ACQUIRED ").split(" ").map { it.toLong() }
+            println("Python's acquire(5 s) got slot $index of a killed JVM's after $ms ms")
+            ms shouldBeGreaterThanOrEqual 150L
+            ms shouldBeLessThan 3000L
+            ArrayPool.attach(ArrayHandle.parse(poolHandle), F64.TYPE).use { p -> p.free() shouldBe 1 }
+            py.send("close")
+            py.expectLine("CLOSED")
+            py.waitForExit() shouldBe 0
+        }
+        ArrayPool.create(F64.TYPE, 2, longArrayOf(4), shm).use { slots ->
+            PythonPeer("acquire", slots.handle().toString(), "5").use { py -> holdKillAcquire(slots.handle().toString(), py) }
+            slots.free() shouldBe 2
+        }
+        PythonPeer("acquire", "new", "5").use { py -> holdKillAcquire(py.expectLine("POOL "), py) }
+    }
+
+    test("a JVM sender killed at a random moment: the Python consumer got an increasing sequence, then QueueAbandonedError naming it; every slot comes back") {
+        val seed = System.nanoTime()
+        val rng = Random(seed)
+        ArrayPool.create(I64.TYPE, 4, longArrayOf(4), shm).use { slots ->
+            repeat(2) { round ->
+                ArrayQueue.create(4, shm).use { q ->
+                    PythonPeer("receive-increasing", q.handle().toString(), slots.handle().toString()).use { py ->
+                        ChildJvm("stream-send-loop", slots.handle().toString(), q.handle().toString()).use { jvm ->
+                            jvm.expectLine("SENT ")
+                            val after = rng.nextLong(1, 300)
+                            println("round $round (seed $seed): killing the JVM sender ${jvm.pid} after $after ms")
+                            Thread.sleep(after)
+                            jvm.kill()
+                            val (pids, count, last) = py.expectLine("ABANDONED ", 30).split(" ")
+                            println("  Python received $count, last $last")
+                            py.output() shouldNotContain "DISORDER"
+                            pids shouldBe "${jvm.pid}"
+                            count.toInt() shouldBeGreaterThan 0
+                            py.expectLine("FREE ") shouldBe "4"
+                            py.waitForExit() shouldBe 0
+                            slots.free() shouldBe 4
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    test("a JVM caught holding a queue's mutex: stopped, Python's receive(0.2 s) times out in < 1 s naming it; killed, Python takes over") {
+        ArrayQueue.create(4, shm).use { q ->
+            ArrayPool.create(F64.TYPE, 8, longArrayOf(4), shm).use { slots ->
+                SharedArrays.attach(q.handle()).use { any ->
+                    val words = any.`as`(I64.TYPE)
+                    PythonPeer("queue-ops", q.handle().toString(), slots.handle().toString()).use { py ->
+                        py.expectLine("READY")
+                        ChildJvm("stop-churn", q.handle().toString(), slots.handle().toString(), "2").use { jvm ->
+                            try {
+                                jvm.expectLine("CHURNING")
+                                val tries = Stopping.stopHoldingMutex(jvm.pid, words)
+                                withClue("no SIGSTOP caught the child JVM holding the queue's mutex") { (tries > 0) shouldBe true }
+                                py.send("receive 0.2")
+                                val timeout = py.expectLine("TIMEOUT ")
+                                val ms = timeout.substringBefore(' ').toLong()
+                                println("queue mutex held by stopped JVM ${jvm.pid} (caught at try $tries): Python's receive(0.2 s) " +
+                                    "timed out after $ms ms: ${timeout.substringAfter(' ')}")
+                                ms shouldBeGreaterThanOrEqual 200L
+                                ms shouldBeLessThan 1000L
+                                timeout shouldContain "pid ${jvm.pid}, which is stopped"
+                                (words.getVolatile(Stopping.MUTEX_WORD) and Stopping.PID_MASK) shouldBe jvm.pid
+
+                                jvm.kill()
+                                py.send("send 42")
+                                val sendMs = py.expectLine("SENT ").toLong()
+                                println("after SIGKILL: Python's send took the mutex over in $sendMs ms")
+                                sendMs shouldBeLessThan 1000L
+                                var got = false
+                                while (!got) { // the dead JVM's messages come first
+                                    py.send("receive 5")
+                                    got = py.expectLine("GOT ").substringBefore(' ') == "42"
+                                }
+                                py.send("exit")
+                                py.waitForExit() shouldBe 0
+                                q.size() shouldBe 0L
+                                words.getVolatile(Stopping.MUTEX_WORD) shouldBe 0L
+                                slots.free() shouldBe 8
+                            } finally {
+                                Stopping.signal("CONT", jvm.pid)
+                            }
+                        }
+                    }
                 }
             }
         }
