@@ -1,6 +1,11 @@
 package dev.sharedarrays
 
 import dev.sharedarrays.testing.ChildJvm
+import dev.sharedarrays.testing.Stopping.MUTEX_WORD
+import dev.sharedarrays.testing.Stopping.PID_MASK
+import dev.sharedarrays.testing.Stopping.signal
+import dev.sharedarrays.testing.Stopping.stop
+import dev.sharedarrays.testing.Stopping.stopHoldingMutex
 import io.kotest.assertions.withClue
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.longs.shouldBeGreaterThanOrEqual
@@ -9,7 +14,6 @@ import io.kotest.matchers.nulls.shouldBeNull
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
 import io.kotest.matchers.types.shouldBeInstanceOf
-import java.io.File
 import java.time.Duration
 import java.util.concurrent.ExecutionException
 import java.util.concurrent.TimeUnit
@@ -29,7 +33,7 @@ class StoppedHolderTest : FunSpec({
                     ChildJvm("stop-churn", q.handle().toString(), pool.handle().toString(), "2").use { child ->
                         try {
                             child.expectLine("CHURNING")
-                            val tries = stopHoldingMutex(child.pid, words)
+                            val tries = stopHoldingMutex(child.pid, words, MAX_TRIES)
                             withClue("no SIGSTOP of $MAX_TRIES caught the child holding the queue's mutex") { (tries > 0) shouldBe true }
                             val slot = pool.acquire(Duration.ofSeconds(1))
                             val receive = bounded { q.receive(Duration.ofMillis(200)) }
@@ -88,7 +92,7 @@ class StoppedHolderTest : FunSpec({
                         try {
                             child.expectLine("CHURNING")
                             withClue("no SIGSTOP of $MAX_TRIES caught the child holding the queue's mutex") {
-                                (stopHoldingMutex(child.pid, words) > 0) shouldBe true
+                                (stopHoldingMutex(child.pid, words, MAX_TRIES) > 0) shouldBe true
                             }
                             val end = bounded { q.end() }
                             end.result.getOrThrow()
@@ -241,10 +245,6 @@ class StoppedHolderTest : FunSpec({
 })
 
 private const val MAX_TRIES = 300
-/** The queue's mutex holder word: element 2 of its I64 array (byte 16, see QueueDescriptor). */
-private const val MUTEX_WORD = 2L
-/** The pid bits of a process ident (see Proc.ident). */
-private const val PID_MASK = (1L shl 24) - 1
 
 private class Timed<T>(val ms: Long, val result: Result<T>)
 
@@ -262,41 +262,4 @@ private fun <T> bounded(block: () -> T): Timed<T> {
         return Timed((System.nanoTime() - t0) / 1_000_000, Result.failure(AssertionError("still blocked after 5 s")))
     }
     return Timed((end - t0) / 1_000_000, result!!)
-}
-
-private fun signal(name: String, pid: Long) {
-    ProcessBuilder("kill", "-$name", pid.toString()).start().waitFor()
-}
-
-/** The state letter of /proc/<pid>/stat ('T' once stopped), or '?' if the process is gone. */
-private fun state(pid: Long): Char = runCatching {
-    val stat = File("/proc/$pid/stat").readText()
-    stat[stat.lastIndexOf(')') + 2]
-}.getOrDefault('?')
-
-/** SIGSTOPs pid and returns once the kernel says it is stopped. */
-private fun stop(pid: Long) {
-    signal("STOP", pid)
-    val deadline = System.nanoTime() + 5_000_000_000L
-    while (state(pid) != 'T') {
-        check(System.nanoTime() < deadline) { "pid $pid did not stop within 5 s (state ${state(pid)})" }
-        Thread.sleep(1)
-    }
-}
-
-/**
- * SIGSTOPs the churning child until it is caught holding the queue's mutex (the holder word names it
- * after it stopped), SIGCONTing it between tries; the try that caught it, or 0 if none of [MAX_TRIES] did.
- */
-private fun stopHoldingMutex(pid: Long, words: SharedNDArray<I64>): Int {
-    for (i in 1..MAX_TRIES) {
-        stop(pid)
-        Thread.sleep(5) // every thread is stopped by now: the word no longer moves
-        if ((words.getVolatile(MUTEX_WORD) and PID_MASK) == pid) {
-            return i
-        }
-        signal("CONT", pid)
-        Thread.sleep(2)
-    }
-    return 0
 }
