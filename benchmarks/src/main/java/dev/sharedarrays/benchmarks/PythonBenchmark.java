@@ -122,11 +122,11 @@ public final class PythonBenchmark {
                     try (ArrayPool<F64> pool = ArrayPool.create(F64.TYPE, 2, sizesMb[k], 128, 128, 8)) {
                         long end = System.nanoTime() + WARMUP_NS;
                         for (int i = 0; i < WARMUP_TRIPS || System.nanoTime() < end; i++) {
-                            trip(pool, q1, q2, -1 - (i & 0xffff));
+                            QueueBenchmark.trip(pool, q1, q2, -1 - (i & 0xffff));
                         }
                         long[] ns = new long[iterations];
                         for (int i = 0; i < iterations; i++) {
-                            ns[i] = trip(pool, q1, q2, i);
+                            ns[i] = QueueBenchmark.trip(pool, q1, q2, i);
                         }
                         Arrays.sort(ns);
                         result[k] = new double[] {rank(ns, 50) / 1e3, rank(ns, 99) / 1e3};
@@ -134,7 +134,7 @@ public final class PythonBenchmark {
                             long[] pns = new long[PACED_TRIPS];
                             for (int i = 0; i < PACED_TRIPS; i++) {
                                 pause(PACES_NS[j]);
-                                pns[i] = trip(pool, q1, q2, i);
+                                pns[i] = QueueBenchmark.trip(pool, q1, q2, i);
                             }
                             Arrays.sort(pns);
                             paced[j] = new double[] {rank(pns, 50) / 1e3, rank(pns, 99) / 1e3};
@@ -150,20 +150,6 @@ public final class PythonBenchmark {
             }
         }
         return result;
-    }
-
-    private static long trip(ArrayPool<F64> pool, ArrayQueue q1, ArrayQueue q2, int mark) {
-        SharedNDArray<F64> s = pool.acquire(TIMEOUT);
-        s.setDouble(0, mark);
-        long t0 = System.nanoTime();
-        q1.send(s, TIMEOUT);
-        SharedNDArray<F64> r = q2.receive(F64.TYPE, TIMEOUT);
-        long t1 = System.nanoTime();
-        if (r.getDouble(0) != mark) {
-            throw new IllegalStateException("trip " + mark + " came back holding " + r.getDouble(0));
-        }
-        r.close();
-        return t1 - t0;
     }
 
     private static void pause(long ns) {

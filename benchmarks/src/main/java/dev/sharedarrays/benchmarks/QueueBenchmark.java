@@ -136,7 +136,7 @@ public final class QueueBenchmark {
     }
 
     /** Nanoseconds from send on q1 until receive on q2 returns the slot marked {@code mark}. */
-    private static long trip(ArrayPool<F64> pool, ArrayQueue q1, ArrayQueue q2, int mark) {
+    static long trip(ArrayPool<F64> pool, ArrayQueue q1, ArrayQueue q2, int mark) {
         SharedNDArray<F64> s = pool.acquire(TIMEOUT);
         s.setDouble(0, mark);
         long t0 = System.nanoTime();
