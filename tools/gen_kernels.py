@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes what exists once per element type: the kernel loops (ScalarKernels.java and
-VectorKernels.java in library/.../internal/kernel, and for comparisons, logic, where and masks
-ScalarMaskKernels.java and VectorMaskKernels.java) and the DSL's typed API (Indexing.kt,
+VectorKernels.java in library/.../internal/kernel, for comparisons, logic, where and masks
+ScalarMaskKernels.java and VectorMaskKernels.java, and VectorMath.java, the SIMD loops of the
+math functions, one per MathOp and lane type) and the DSL's typed API (Indexing.kt,
 Reductions.kt and ArrayFactories.kt in dsl/.../dsl).
 
 Java has no generics over primitive types, and Kotlin's typed accessors differ by return type,
@@ -22,6 +23,7 @@ from kernelgen.masks import read_symbols, scalar_mask_kernels, vector_mask_kerne
 from kernelgen.scalar import scalar_kernels  # noqa: E402
 from kernelgen.table import TableError, read_ops, read_types  # noqa: E402
 from kernelgen.vector import vector_kernels  # noqa: E402
+from kernelgen.vmath import read_math_ops, vector_math  # noqa: E402
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 KERNEL_DIR = os.path.join(ROOT, "library", "src", "main", "java", "dev", "sharedarrays", "internal", "kernel")
@@ -34,11 +36,13 @@ def generate():
     ops = read_ops(os.path.join(KERNEL_DIR, "Op.java"))
     cmps = read_symbols(os.path.join(KERNEL_DIR, "Cmp.java"), "Cmp")
     logics = read_symbols(os.path.join(KERNEL_DIR, "Logic.java"), "Logic")
+    math_ops = read_math_ops(os.path.join(KERNEL_DIR, "MathOp.java"))
     return {
         os.path.join(KERNEL_DIR, "ScalarKernels.java"): scalar_kernels(types),
         os.path.join(KERNEL_DIR, "VectorKernels.java"): vector_kernels(types, ops),
         os.path.join(KERNEL_DIR, "ScalarMaskKernels.java"): scalar_mask_kernels(types, cmps, logics),
         os.path.join(KERNEL_DIR, "VectorMaskKernels.java"): vector_mask_kernels(types, cmps, logics),
+        os.path.join(KERNEL_DIR, "VectorMath.java"): vector_math(math_ops),
         os.path.join(DSL_DIR, "Indexing.kt"): indexing(types),
         os.path.join(DSL_DIR, "Reductions.kt"): reductions(types),
         os.path.join(DSL_DIR, "ArrayFactories.kt"): factories(types),
