@@ -3,6 +3,50 @@
  * creates and attaches {@link dev.sharedarrays.SharedNDArray}s, passed between processes by
  * {@link dev.sharedarrays.ArrayHandle}; {@link dev.sharedarrays.SharedBarrier} orders phases.
  *
+ * <p><b>Where a name lives.</b>
+ * <ul>
+ * <li><i>Arrays and their operation families.</i> {@link dev.sharedarrays.SharedNDArray}, its
+ *     element type {@link dev.sharedarrays.DType} ({@link dev.sharedarrays.Bool},
+ *     {@link dev.sharedarrays.I8} to {@link dev.sharedarrays.U64}, {@link dev.sharedarrays.F32},
+ *     {@link dev.sharedarrays.F64}) and {@link dev.sharedarrays.Slice} for views. Its methods come
+ *     in families, one interface each: {@link dev.sharedarrays.Arithmetic},
+ *     {@link dev.sharedarrays.InPlaceArithmetic}, {@link dev.sharedarrays.Comparisons},
+ *     {@link dev.sharedarrays.Logical}, {@link dev.sharedarrays.Masking},
+ *     {@link dev.sharedarrays.Reductions}, {@link dev.sharedarrays.Sorting},
+ *     {@link dev.sharedarrays.Conversions}, {@link dev.sharedarrays.BulkAccess},
+ *     {@link dev.sharedarrays.Persistence}. numpy's free functions are static:
+ *     {@link dev.sharedarrays.NDArrays} (constructors), {@link dev.sharedarrays.ArrayMath},
+ *     {@link dev.sharedarrays.Masks} ({@code where}), {@link dev.sharedarrays.ArrayRandom}.</li>
+ * <li><i>Creation and handles.</i> {@link dev.sharedarrays.SharedArrays} (create, attach, load,
+ *     list, inspect), {@link dev.sharedarrays.CreateOptions},
+ *     {@link dev.sharedarrays.AttachOptions}, {@link dev.sharedarrays.Backend} (where the memory
+ *     is), {@link dev.sharedarrays.ArrayHandle} (the text another process attaches by),
+ *     {@link dev.sharedarrays.HandleServer} (hands a memfd array's descriptor over a Unix
+ *     socket; {@link dev.sharedarrays.SharedArrays#receive} takes it).</li>
+ * <li><i>Lifetimes.</i> {@link dev.sharedarrays.Lifetime} (who removes a segment, and when);
+ *     {@link dev.sharedarrays.SegmentInfo} describes one that exists, with its creator and
+ *     attached processes.</li>
+ * <li><i>Concurrency.</i> The cross-process readers-writer lock and atomic elements in
+ *     {@link dev.sharedarrays.Locks}, a lock held as {@link dev.sharedarrays.HeldLock}, its
+ *     snapshot {@link dev.sharedarrays.LockStatus}; {@link dev.sharedarrays.SharedBarrier} for
+ *     phases.</li>
+ * <li><i>Streaming.</i> {@link dev.sharedarrays.ArrayQueue} carries arrays between processes;
+ *     {@link dev.sharedarrays.ArrayPool} lends the reusable slot arrays they travel in.</li>
+ * <li><i>Errors.</i> {@link dev.sharedarrays.SharedArrayException} and its subclasses: for
+ *     segments {@link dev.sharedarrays.SegmentExistsException},
+ *     {@link dev.sharedarrays.SegmentNotFoundException},
+ *     {@link dev.sharedarrays.SegmentTruncatedException},
+ *     {@link dev.sharedarrays.InvalidSegmentException},
+ *     {@link dev.sharedarrays.InsufficientSpaceException}; for arguments
+ *     {@link dev.sharedarrays.DTypeMismatchException},
+ *     {@link dev.sharedarrays.ShapeMismatchException}; for files
+ *     {@link dev.sharedarrays.NpyFormatException}; for the OS
+ *     {@link dev.sharedarrays.NativeCallException}; for waiting
+ *     {@link dev.sharedarrays.WaitTimeoutException},
+ *     {@link dev.sharedarrays.BarrierBrokenException},
+ *     {@link dev.sharedarrays.QueueAbandonedException}.</li>
+ * </ul>
+ *
  * <p><b>Nulls.</b> No method of this package accepts null for a parameter or returns null,
  * unless its documentation says so; a null argument is a {@link java.lang.NullPointerException}.
  * Absent values are {@link java.util.Optional} or {@link java.util.OptionalLong}.

@@ -71,42 +71,56 @@ public final class SegmentDescriptor {
     public static final int VERSION = 1;
     public static final int READY = 0x52454459;
 
-    public static final long MAGIC_OFFSET = 0;
-    public static final long VERSION_OFFSET = 8;
-    public static final long READY_OFFSET = 12;
-    public static final long DTYPE_OFFSET = 16;
-    public static final long NDIM_OFFSET = 20;
-    public static final long SHAPE_OFFSET = 24;
-    public static final long DATA_OFFSET_OFFSET = 88;
-    public static final long DATA_LENGTH_OFFSET = 96;
-    public static final long ID_OFFSET = 104;
-    public static final long CREATOR_PID_OFFSET = 112;
-    public static final long CREATOR_START_OFFSET = 120;
-    public static final long CREATED_OFFSET = 128;
-    public static final long FLAGS_OFFSET = 136;
-    public static final long CRC_OFFSET = 144;
-    public static final int CRC_COVERED = 144;
-    public static final long OP_COUNTER_OFFSET = 152;
-    public static final long WRITER_OFFSET = 160;
-    public static final long WRITER_SEQ_OFFSET = 168;
-    public static final long READER_SEQ_OFFSET = 172;
-    public static final long WRITER_WAITERS_OFFSET = 176;
-    public static final long READER_WAITERS_OFFSET = 180;
-    public static final long RECOVERIES_OFFSET = 184;
-    public static final long LAST_DEAD_OFFSET = 192;
-    public static final long READER_SLOTS_OFFSET = 288;
+    // Each offset is the one before it plus that field's size, so the table cannot contradict
+    // itself (constant expressions, not a static block, so they stay compile-time constants);
+    // DescriptorLayoutTest checks that no two fields overlap and all fit in CONTROL_SIZE.
     public static final int READER_SLOTS = 32;
-    public static final long ATTACH_SLOTS_OFFSET = 800;
     public static final int ATTACH_SLOTS = 64;
     public static final int SLOT_SIZE = 16;
-    public static final long CHANGE_COUNT_OFFSET = 1824;
-    public static final long CHANGE_WAITERS_OFFSET = 1832;
-    public static final long POOL_MAGIC_OFFSET = 1840;
-    public static final long POOL_SLOTS_OFFSET = 1848;
-    public static final long POOL_SEQ_OFFSET = 1852;
-    public static final long POOL_WAITERS_OFFSET = 1856;
-    public static final long POOL_OWNERS_OFFSET = 1920;
     public static final int POOL_MAX_SLOTS = 256;
+    private static final int U32 = 4;
+    private static final int U64 = 8;
+    /** Bytes 200..287, reserved for the lock, zero. */
+    private static final int LOCK_RESERVED = 88;
+    /** Bytes 1860..1919, reserved, zero. */
+    private static final int POOL_RESERVED = 60;
+
+    public static final long MAGIC_OFFSET = 0;
+    public static final long VERSION_OFFSET = MAGIC_OFFSET + U64;
+    public static final long READY_OFFSET = VERSION_OFFSET + U32;
+    public static final long DTYPE_OFFSET = READY_OFFSET + U32;
+    public static final long NDIM_OFFSET = DTYPE_OFFSET + U32;
+    public static final long SHAPE_OFFSET = NDIM_OFFSET + U32;
+    public static final long DATA_OFFSET_OFFSET = SHAPE_OFFSET + (long) U64 * MAX_DIMS;
+    public static final long DATA_LENGTH_OFFSET = DATA_OFFSET_OFFSET + U64;
+    public static final long ID_OFFSET = DATA_LENGTH_OFFSET + U64;
+    public static final long CREATOR_PID_OFFSET = ID_OFFSET + U64;
+    public static final long CREATOR_START_OFFSET = CREATOR_PID_OFFSET + U64;
+    public static final long CREATED_OFFSET = CREATOR_START_OFFSET + U64;
+    public static final long FLAGS_OFFSET = CREATED_OFFSET + U64;
+    public static final long CRC_OFFSET = FLAGS_OFFSET + U64;
+    /** The crc covers every byte before it. */
+    public static final int CRC_COVERED = (int) CRC_OFFSET;
+    // the crc's u32 is followed by a reserved u32 that keeps the op counter 8-aligned
+    public static final long OP_COUNTER_OFFSET = CRC_OFFSET + U32 + U32;
+    public static final long WRITER_OFFSET = OP_COUNTER_OFFSET + U64;
+    public static final long WRITER_SEQ_OFFSET = WRITER_OFFSET + U64;
+    public static final long READER_SEQ_OFFSET = WRITER_SEQ_OFFSET + U32;
+    public static final long WRITER_WAITERS_OFFSET = READER_SEQ_OFFSET + U32;
+    public static final long READER_WAITERS_OFFSET = WRITER_WAITERS_OFFSET + U32;
+    public static final long RECOVERIES_OFFSET = READER_WAITERS_OFFSET + U32;
+    public static final long LAST_DEAD_OFFSET = RECOVERIES_OFFSET + U64;
+    public static final long READER_SLOTS_OFFSET = LAST_DEAD_OFFSET + U64 + LOCK_RESERVED;
+    public static final long ATTACH_SLOTS_OFFSET = READER_SLOTS_OFFSET + (long) SLOT_SIZE * READER_SLOTS;
+    public static final long CHANGE_COUNT_OFFSET = ATTACH_SLOTS_OFFSET + (long) SLOT_SIZE * ATTACH_SLOTS;
+    public static final long CHANGE_WAITERS_OFFSET = CHANGE_COUNT_OFFSET + U64;
+    // the waiters' u32 is followed by a reserved u32 that keeps the pool magic 8-aligned
+    public static final long POOL_MAGIC_OFFSET = CHANGE_WAITERS_OFFSET + U32 + U32;
+    public static final long POOL_SLOTS_OFFSET = POOL_MAGIC_OFFSET + U64;
+    public static final long POOL_SEQ_OFFSET = POOL_SLOTS_OFFSET + U32;
+    public static final long POOL_WAITERS_OFFSET = POOL_SEQ_OFFSET + U32;
+    public static final long POOL_OWNERS_OFFSET = POOL_WAITERS_OFFSET + U32 + POOL_RESERVED;
+    // bytes POOL_OWNERS_OFFSET + 8 * POOL_MAX_SLOTS (3968) .. CONTROL_SIZE are reserved, zero
     public static final long POOL_MAGIC = 0x0100_4c4f_4f50_4153L; // "SAPOOL\0\1" little-endian
 
     /** Lifetime PERSISTENT; neither this nor {@link #FLAG_SHARED} means OWNER. */

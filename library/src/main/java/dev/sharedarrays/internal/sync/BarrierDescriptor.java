@@ -24,16 +24,23 @@ package dev.sharedarrays.internal.sync;
 public final class BarrierDescriptor {
     public static final long MAGIC = 0x0100_5252_4142_4153L; // "SABARR\0\1" little-endian
     public static final int MAX_PARTIES = 4096;
-    public static final long MAGIC_OFFSET = 0;
-    public static final long PARTIES_OFFSET = 8;
-    public static final long GENERATION_OFFSET = 16;
-    public static final long WAITERS_OFFSET = 20;
-    public static final long ARRIVED_OFFSET = 24;
-    public static final long BROKEN_REASON_OFFSET = 32;
-    public static final long BROKEN_BY_OFFSET = 40;
-    public static final long BROKEN_GENERATION_OFFSET = 48;
-    public static final long SLOTS_OFFSET = 64;
     public static final int SLOT_SIZE = 16;
+    // Each offset is the one before it plus that field's size, so the table cannot contradict
+    // itself; DescriptorLayoutTest checks that no two fields overlap.
+    private static final int U32 = 4;
+    private static final int U64 = 8;
+    /** Bytes 56..63, reserved, zero. */
+    private static final int RESERVED = 8;
+
+    public static final long MAGIC_OFFSET = 0;
+    public static final long PARTIES_OFFSET = MAGIC_OFFSET + U64;
+    public static final long GENERATION_OFFSET = PARTIES_OFFSET + U64;
+    public static final long WAITERS_OFFSET = GENERATION_OFFSET + U32;
+    public static final long ARRIVED_OFFSET = WAITERS_OFFSET + U32;
+    public static final long BROKEN_REASON_OFFSET = ARRIVED_OFFSET + U64;
+    public static final long BROKEN_BY_OFFSET = BROKEN_REASON_OFFSET + U64;
+    public static final long BROKEN_GENERATION_OFFSET = BROKEN_BY_OFFSET + U64;
+    public static final long SLOTS_OFFSET = BROKEN_GENERATION_OFFSET + U64 + RESERVED;
     /** Set in a party slot whose instance closed the barrier (idents use bits 0-62, never bit 63). */
     public static final long LEFT = Long.MIN_VALUE;
 
@@ -42,7 +49,7 @@ public final class BarrierDescriptor {
 
     /** Elements of the I64 array that holds a barrier of this many parties. */
     public static long words(int parties) {
-        return 8 + 2L * parties;
+        return (SLOTS_OFFSET + (long) SLOT_SIZE * parties) / 8;
     }
 
     /** Offset of party slot {@code i}'s ident word. */

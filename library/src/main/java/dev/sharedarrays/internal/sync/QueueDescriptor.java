@@ -1,5 +1,7 @@
 package dev.sharedarrays.internal.sync;
 
+import dev.sharedarrays.internal.segment.SegmentDescriptor;
+
 /**
  * The words of an {@link dev.sharedarrays.ArrayQueue}, which {@link QueueProtocol} reads and
  * writes. A queue is an ordinary I64 segment (handle, lifecycle, .npy view like any array)
@@ -38,34 +40,43 @@ public final class QueueDescriptor {
     public static final long MAGIC = 0x0145_5545_5551_4153L; // "SAQUEUE\1" little-endian
     public static final int MAX_CAPACITY = 65536;
     public static final int MAX_PEERS = 64;
-    public static final long MAGIC_OFFSET = 0;
-    public static final long CAPACITY_OFFSET = 8;
-    public static final long MUTEX_OFFSET = 16;
-    public static final long HEAD_OFFSET = 32;
-    public static final long TAIL_OFFSET = 40;
-    public static final long PUT_SEQ_OFFSET = 48;
-    public static final long PUT_WAITERS_OFFSET = 52;
-    public static final long TAKE_SEQ_OFFSET = 56;
-    public static final long TAKE_WAITERS_OFFSET = 60;
-    public static final long ENDED_OFFSET = 64;
-    public static final long TAG_OFFSET = 72;
-    public static final long DROPPED_OFFSET = 80;
-    public static final long PRODUCERS_OFFSET = 128;
-    public static final long CONSUMERS_OFFSET = 640;
-    public static final long CELLS_OFFSET = 1152;
     public static final int CELL_SIZE = 512;
+    // Each offset is the one before it plus that field's size, so the table cannot contradict
+    // itself; DescriptorLayoutTest checks that no two fields overlap.
+    private static final int U32 = 4;
+    private static final int U64 = 8;
+    /** Bytes 88..127 of the header, reserved, zero. */
+    private static final int HEADER_RESERVED = 40;
+    /** Bytes 176..191 of a cell, reserved, zero. */
+    private static final int CELL_RESERVED = 16;
+
+    public static final long MAGIC_OFFSET = 0;
+    public static final long CAPACITY_OFFSET = MAGIC_OFFSET + U64;
+    public static final long MUTEX_OFFSET = CAPACITY_OFFSET + U64;
+    public static final long HEAD_OFFSET = MUTEX_OFFSET + ProcessMutex.SIZE;
+    public static final long TAIL_OFFSET = HEAD_OFFSET + U64;
+    public static final long PUT_SEQ_OFFSET = TAIL_OFFSET + U64;
+    public static final long PUT_WAITERS_OFFSET = PUT_SEQ_OFFSET + U32;
+    public static final long TAKE_SEQ_OFFSET = PUT_WAITERS_OFFSET + U32;
+    public static final long TAKE_WAITERS_OFFSET = TAKE_SEQ_OFFSET + U32;
+    public static final long ENDED_OFFSET = TAKE_WAITERS_OFFSET + U32;
+    public static final long TAG_OFFSET = ENDED_OFFSET + U64;
+    public static final long DROPPED_OFFSET = TAG_OFFSET + U64;
+    public static final long PRODUCERS_OFFSET = DROPPED_OFFSET + U64 + HEADER_RESERVED;
+    public static final long CONSUMERS_OFFSET = PRODUCERS_OFFSET + (long) U64 * MAX_PEERS;
+    public static final long CELLS_OFFSET = CONSUMERS_OFFSET + (long) U64 * MAX_PEERS;
 
     public static final long CELL_POSITION = 0;
-    public static final long CELL_KIND = 8;
-    public static final long CELL_NDIM = 12;
-    public static final long CELL_ID = 16;
-    public static final long CELL_INDEX = 24;
-    public static final long CELL_DTYPE = 32;
-    public static final long CELL_HANDLE_LENGTH = 36;
-    public static final long CELL_SHAPE = 40;
-    public static final long CELL_STRIDES = 104;
-    public static final long CELL_SENDER = 168;
-    public static final long CELL_HANDLE = 192;
+    public static final long CELL_KIND = CELL_POSITION + U64;
+    public static final long CELL_NDIM = CELL_KIND + U32;
+    public static final long CELL_ID = CELL_NDIM + U32;
+    public static final long CELL_INDEX = CELL_ID + U64;
+    public static final long CELL_DTYPE = CELL_INDEX + U64;
+    public static final long CELL_HANDLE_LENGTH = CELL_DTYPE + U32;
+    public static final long CELL_SHAPE = CELL_HANDLE_LENGTH + U32;
+    public static final long CELL_STRIDES = CELL_SHAPE + (long) U64 * SegmentDescriptor.MAX_DIMS;
+    public static final long CELL_SENDER = CELL_STRIDES + (long) U64 * SegmentDescriptor.MAX_DIMS;
+    public static final long CELL_HANDLE = CELL_SENDER + U64 + CELL_RESERVED;
     public static final int MAX_HANDLE_BYTES = CELL_SIZE - (int) CELL_HANDLE;
 
     /** Set in a producer or consumer word once that instance closed the queue. */
