@@ -101,7 +101,12 @@ final class LocalMemory {
 
     /** Runs on the cleaner thread: keeps the mapping for reuse, evicting other lengths first past the cache's limit. */
     private static void free(long address, long length) {
-        LIVE.addAndGet(-length);
+        // the limit follows what is in use down again: a step that a lagging cleaner made reserve
+        // take would otherwise stand until the live total reached it, another 512 MiB of garbage later
+        long want = Math.max(MIN_LIMIT, LIVE.addAndGet(-length) + MIN_LIMIT);
+        if (want < limit) {
+            limit = want;
+        }
         synchronized (CACHE) {
             keep(address, length);
             // the newest length stays longest: a loop's temporaries are all of a few sizes
@@ -148,8 +153,8 @@ final class LocalMemory {
             }
         }
         // room for MIN_LIMIT more than is in use now: a large working set does not collect on every
-        // allocation, and a cleaner that lags behind raises the limit only by a step, which the
-        // next collection takes back
+        // allocation, and a cleaner that lags behind raises the limit only by a step, which free()
+        // takes back as the cleaner catches up
         limit = LIVE.get() + MIN_LIMIT;
         LIVE.addAndGet(size);
     }
