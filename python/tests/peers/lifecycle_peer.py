@@ -19,7 +19,7 @@ import sys
 import time
 
 import sharedarrays as sa
-from peer import checksum, dtype_of, out, write
+from peer import answer_checks, checksum, dtype_of, out, write
 
 _kept = []
 COMMANDS = ("hold-create", "leak", "sweep", "ls-fill", "serve", "receive", "queue-with-slots")
@@ -55,12 +55,7 @@ def main(args: list[str]) -> None:
             write(a, int(args[4]))
             with sa.serve(a, args[1]):
                 out("SERVING", a.handle)
-                for line in sys.stdin:
-                    parts = line.split()
-                    if parts and parts[0] == "check":
-                        out("SEEN", checksum(a))
-                    elif parts and parts[0] == "exit":
-                        break
+                answer_checks(a)
         out("CLOSED")
     elif cmd == "receive":
         with sa.receive(args[1]) as a:

@@ -57,6 +57,16 @@ def checksum(a: sa.SharedArray) -> int:
     return int((flat * np.arange(1, flat.size + 1, dtype=np.int64)).sum())
 
 
+def answer_checks(a) -> None:
+    """Until stdin says `exit` (or ends): a `check` line prints SEEN <checksum of a>."""
+    for line in sys.stdin:
+        parts = line.split()
+        if parts and parts[0] == "check":
+            out("SEEN", checksum(a))
+        elif parts and parts[0] == "exit":
+            break
+
+
 def main(args: list[str]) -> None:
     cmd = args[0]
     import lifecycle_peer  # sweep, exit, collection, memfd passing, fill levels: commands listed in its docstring
@@ -69,12 +79,7 @@ def main(args: list[str]) -> None:
         with sa.create(int(args[2]), dtype_of(args[1]), lifetime=lifetime, backend=backend) as a:
             write(a, int(args[3]))
             out("HANDLE", a.handle)
-            for line in sys.stdin:
-                parts = line.split()
-                if parts and parts[0] == "check":
-                    out("SEEN", checksum(a))
-                elif parts and parts[0] == "exit":
-                    break
+            answer_checks(a)
         out("CLOSED")
     elif cmd == "attach":
         with sa.attach(args[1]) as a:
