@@ -11,10 +11,11 @@ import java.nio.file.Path;
  * may shrink it. Only the memfd backend is immune: its memory is sealed against shrinking
  * ({@code F_SEAL_SHRINK}). Bulk operations check the size before they touch the memory; element
  * accesses, kernels (scalar and SIMD) and the words of queues, pools and barriers that fault are
- * reported with this exception. A shrink that races an atomic operation (a lock word,
- * {@code compareAndSet}, a queue's or pool's words) that the JIT has not compiled yet, or a SIMD
- * loop's first long call (before the JIT has compiled it normally), can still crash the JVM: the
- * JDK cannot recover from a fault there.
+ * reported with this exception. Two races can still crash the JVM, as the JDK cannot recover
+ * from a fault there: a shrink that lands between the load and the atomic instruction of an
+ * atomic operation (a lock word, {@code compareAndSet}, a queue's or pool's words) that the JIT
+ * has not compiled yet (every atomic loads its word first, so a file already shrunk is found by
+ * the load), and a SIMD loop's first long call (before the JIT has compiled it normally).
  */
 public final class SegmentTruncatedException extends SharedArrayException {
     private static final long serialVersionUID = 1L;

@@ -95,6 +95,27 @@ class TruncationTest : FunSpec({
         }
     }
 
+    test("a lock held and atomics run by interpreted code on a file truncated meanwhile: SegmentTruncatedException, never a crash") {
+        // the interpreter's compare-and-set and get-and-add are not guarded against a fault: each atomic
+        // loads its word first, and the load's fault is the exception
+        SharedArrays.create(I64.TYPE, longArrayOf(1024), CreateOptions.defaults().backend(Backend.SHM)).use { a ->
+            val file = a.path().get().toFile()
+            val errors = scratchDir("xint-hs-err")
+            ChildJvm("held-atomics", a.handle().toString(), jvmArgs = listOf("-Xint", "-XX:ErrorFile=${errors.path}/hs_err_%p.log")).use { child ->
+                child.expectLine("HELD", 60)
+                RandomAccessFile(file, "rw").use { it.setLength(0) }
+                child.send("go")
+                val outcomes = results(child.expectLine("ATOMICS ", 60))
+                withClue(outcomes) {
+                    outcomes.keys shouldBe setOf("unlock", "compareAndSet", "getAndAdd", "getAndSet", "signalChange", "lockRead")
+                    outcomes.values.toSet() shouldBe setOf("SegmentTruncatedException")
+                }
+                child.waitForExit() shouldBe 0
+            }
+            errors.listFiles()!!.toList() shouldBe emptyList()
+        }
+    }
+
     test("attach against a truncate/restore loop (5,000+ cycles): only documented exceptions, never InternalError") {
         SharedArrays.create(F64.TYPE, longArrayOf(1000), CreateOptions.defaults().backend(Backend.SHM)).use { a ->
             for (i in 0 until 1000L) a.setDouble(i, i.toDouble())

@@ -23,16 +23,47 @@ import java.util.concurrent.atomic.AtomicBoolean
  *     them until stdin says `exit`; at the first SegmentTruncatedException after a success print
  *     `TRUNC fault` (a fault in the kernel) or `TRUNC check` (the size check before it), at the first success
  *     after that `BACK`; any other throwable ends the loop with `UNEXPECTED <class> <message>`
+ *  - `held-atomics <handle>`: attach the I64 array, take its write lock, print `HELD`; on the next stdin line
+ *     (the file is truncated by then) release it and run each atomic once, then print
+ *     `ATOMICS <op>=<outcome> ...` (outcome: OK or the exception's simple name)
  */
 object TruncationQueueCommands {
     fun run(args: Array<String>): Boolean {
         when (args[0]) {
             "qp-loop" -> qpLoop(ArrayQueue.attach(args[1]), ArrayPool.attach(ArrayHandle.parse(args[2]), I64.TYPE), args[3].toInt())
+            "held-atomics" -> heldAtomics(SharedArrays.attach(ArrayHandle.parse(args[1]), I64.TYPE))
             "simd-loop" -> simdLoop(SharedArrays.attach(ArrayHandle.parse(args[1]), I64.TYPE), args[2].toInt())
             else -> return false
         }
         System.out.flush()
         return true
+    }
+
+    private fun heldAtomics(a: SharedNDArray<I64>) {
+        val held = a.lockWrite()
+        println("HELD")
+        System.out.flush()
+        readlnOrNull()
+        val ops = linkedMapOf<String, () -> Unit>(
+            "unlock" to { held.close() },
+            "compareAndSet" to { a.compareAndSet(0, 0, 1) },
+            "getAndAdd" to { a.getAndAdd(1, 1) },
+            "getAndSet" to { a.getAndSet(2, 1) },
+            "signalChange" to { a.signalChange() },
+            "lockRead" to { a.lockRead().close() },
+        )
+        val outcomes = ops.map { (op, run) ->
+            op + "=" + try {
+                run(); "OK"
+            } catch (e: RuntimeException) {
+                e.javaClass.simpleName
+            } catch (e: Error) {
+                e.javaClass.simpleName
+            }
+        }
+        println("ATOMICS " + outcomes.joinToString(" "))
+        System.out.flush()
+        a.close()
     }
 
     private fun simdLoop(a: SharedNDArray<I64>, warmup: Int) {

@@ -2,6 +2,7 @@ package dev.sharedarrays.internal.array;
 
 import dev.sharedarrays.DTypeMismatchException;
 import dev.sharedarrays.internal.kernel.ElementType;
+import dev.sharedarrays.internal.os.MappedWords;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -34,16 +35,16 @@ public final class Atomics {
     }
 
     public static boolean compareAndSet(ElementType t, MemorySegment d, long off, long expected, long value) {
-        return t == ElementType.I64 ? (boolean) LONG.compareAndSet(d, off, expected, value)
-                : (boolean) INT.compareAndSet(d, off, (int) expected, (int) value);
+        return t == ElementType.I64 ? MappedWords.cas(d, off, expected, value)
+                : MappedWords.casInt(d, off, (int) expected, (int) value);
     }
 
     public static long getAndAdd(ElementType t, MemorySegment d, long off, long delta) {
-        return t == ElementType.I64 ? (long) LONG.getAndAdd(d, off, delta) : (int) INT.getAndAdd(d, off, (int) delta);
+        return t == ElementType.I64 ? MappedWords.getAndAdd(d, off, delta) : MappedWords.getAndAddInt(d, off, (int) delta);
     }
 
     public static long getAndSet(ElementType t, MemorySegment d, long off, long value) {
-        return t == ElementType.I64 ? (long) LONG.getAndSet(d, off, value) : (int) INT.getAndSet(d, off, (int) value);
+        return t == ElementType.I64 ? MappedWords.getAndSet(d, off, value) : MappedWords.getAndSetInt(d, off, (int) value);
     }
 
     public static long getVolatile(ElementType t, MemorySegment d, long off) {

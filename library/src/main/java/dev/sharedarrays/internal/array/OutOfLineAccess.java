@@ -8,6 +8,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import dev.sharedarrays.internal.kernel.ElementType;
+import dev.sharedarrays.internal.os.MappedWords;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 
@@ -114,12 +115,11 @@ public final class OutOfLineAccess {
                 }
                 return 0;
             case COMPARE_AND_SET:
-                return (t == ElementType.I64 ? (boolean) LONG.compareAndSet(d, i, a, b)
-                        : (boolean) INT.compareAndSet(d, i, (int) a, (int) b)) ? 1 : 0;
+                return (t == ElementType.I64 ? MappedWords.cas(d, i, a, b) : MappedWords.casInt(d, i, (int) a, (int) b)) ? 1 : 0;
             case GET_AND_ADD:
-                return t == ElementType.I64 ? (long) LONG.getAndAdd(d, i, a) : (int) INT.getAndAdd(d, i, (int) a);
+                return t == ElementType.I64 ? MappedWords.getAndAdd(d, i, a) : MappedWords.getAndAddInt(d, i, (int) a);
             case GET_AND_SET:
-                return t == ElementType.I64 ? (long) LONG.getAndSet(d, i, a) : (int) INT.getAndSet(d, i, (int) a);
+                return t == ElementType.I64 ? MappedWords.getAndSet(d, i, a) : MappedWords.getAndSetInt(d, i, (int) a);
             case GET_VOLATILE:
                 return t == ElementType.I64 ? (long) LONG.getVolatile(d, i) : (int) INT.getVolatile(d, i);
             case SET_VOLATILE:

@@ -1,5 +1,6 @@
 package dev.sharedarrays.internal.segment;
 
+import dev.sharedarrays.internal.os.MappedWords;
 import dev.sharedarrays.internal.os.Proc;
 
 import dev.sharedarrays.DType;
@@ -191,7 +192,7 @@ public final class ControlBlock {
                 long pid = (long) LONG_VH.getAcquire(control, off);
                 boolean free = pid == 0
                         || (pass == 1 && !Proc.isAlive(pid, (long) LONG_VH.getAcquire(control, off + 8)));
-                if (free && LONG_VH.compareAndSet(control, off, pid, me)) {
+                if (free && MappedWords.cas(control, off, pid, me)) {
                     LONG_VH.setRelease(control, off + 8, Proc.selfStartTime());
                     return i;
                 }
@@ -206,7 +207,7 @@ public final class ControlBlock {
         long off = ATTACH_SLOTS_OFFSET + (long) SLOT_SIZE * index;
         if ((long) LONG_VH.getAcquire(control, off) == Proc.selfPid()) {
             LONG_VH.setRelease(control, off + 8, 0L);
-            LONG_VH.compareAndSet(control, off, Proc.selfPid(), 0L);
+            MappedWords.cas(control, off, Proc.selfPid(), 0L);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.sharedarrays.internal.sync;
 
+import dev.sharedarrays.internal.os.MappedWords;
 import dev.sharedarrays.WaitTimeoutException;
 import dev.sharedarrays.internal.os.Proc;
 import dev.sharedarrays.internal.segment.SegmentKey;
@@ -237,7 +238,7 @@ public final class ArrayLock {
                 if (holds(s) == 1) {
                     // the last hold: free the slot (a first reader meanwhile claims another one).
                     // Compare-and-set: never clear a slot another process took over meanwhile
-                    LONG_VH.compareAndSet(control, slotOffset(slotOf(s)), Proc.selfIdent(), 0L);
+                    MappedWords.cas(control, slotOffset(slotOf(s)), Proc.selfIdent(), 0L);
                     Futex.bump(control, READER_SEQ_OFFSET, READER_WAITERS_OFFSET);
                 }
             }
@@ -314,7 +315,7 @@ public final class ArrayLock {
         while (true) {
             long cur = (long) LONG_VH.getVolatile(c, WRITER_OFFSET);
             if (cur == 0) {
-                if (LONG_VH.compareAndSet(c, WRITER_OFFSET, 0L, me)) {
+                if (MappedWords.cas(c, WRITER_OFFSET, 0L, me)) {
                     break;
                 }
                 continue;
@@ -353,7 +354,7 @@ public final class ArrayLock {
                     continue;
                 }
                 if (check && !Proc.identAlive(r)) {
-                    if (LONG_VH.compareAndSet(c, slotOffset(i), r, 0L)) {
+                    if (MappedWords.cas(c, slotOffset(i), r, 0L)) {
                         recovered(c, r);
                     }
                     continue;
@@ -373,7 +374,7 @@ public final class ArrayLock {
     }
 
     private static void releaseWriter(MemorySegment c) {
-        LONG_VH.compareAndSet(c, WRITER_OFFSET, Proc.selfIdent(), 0L);
+        MappedWords.cas(c, WRITER_OFFSET, Proc.selfIdent(), 0L);
         Futex.bump(c, WRITER_SEQ_OFFSET, WRITER_WAITERS_OFFSET);
     }
 
@@ -422,7 +423,7 @@ public final class ArrayLock {
         while ((long) LONG_VH.getVolatile(c, WRITER_OFFSET) == w) {
             boolean expired = wait.expired();
             if ((wait.livenessDue() || expired) && !Proc.identAlive(w)) {
-                if (LONG_VH.compareAndSet(c, WRITER_OFFSET, w, 0L)) {
+                if (MappedWords.cas(c, WRITER_OFFSET, w, 0L)) {
                     recovered(c, w);
                     Futex.bump(c, WRITER_SEQ_OFFSET, WRITER_WAITERS_OFFSET);
                 }
@@ -454,10 +455,10 @@ public final class ArrayLock {
         for (int pass = 0; pass < (mustHave ? 1_000_000 : 2); pass++) {
             for (int i = 0; i < READER_SLOTS; i++) {
                 long r = (long) LONG_VH.getVolatile(c, slotOffset(i));
-                if (r == 0 && LONG_VH.compareAndSet(c, slotOffset(i), 0L, me)) {
+                if (r == 0 && MappedWords.cas(c, slotOffset(i), 0L, me)) {
                     return i;
                 }
-                if (pass == 1 && r != 0 && !Proc.identAlive(r) && LONG_VH.compareAndSet(c, slotOffset(i), r, me)) {
+                if (pass == 1 && r != 0 && !Proc.identAlive(r) && MappedWords.cas(c, slotOffset(i), r, me)) {
                     recovered(c, r);
                     return i;
                 }
@@ -471,7 +472,7 @@ public final class ArrayLock {
     }
 
     private static void recovered(MemorySegment c, long dead) {
-        LONG_VH.getAndAdd(c, RECOVERIES_OFFSET, 1L);
+        MappedWords.getAndAdd(c, RECOVERIES_OFFSET, 1L);
         LONG_VH.setVolatile(c, LAST_DEAD_OFFSET, dead);
     }
 

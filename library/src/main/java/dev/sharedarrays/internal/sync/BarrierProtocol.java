@@ -1,5 +1,6 @@
 package dev.sharedarrays.internal.sync;
 
+import dev.sharedarrays.internal.os.MappedWords;
 import dev.sharedarrays.ArrayHandle;
 import dev.sharedarrays.BarrierBrokenException;
 import dev.sharedarrays.internal.os.Proc;
@@ -64,7 +65,7 @@ public final class BarrierProtocol {
     /** Claims a free party slot for this process; its index, or -1 if all are taken. */
     public int register(MemorySegment d) {
         for (int i = 0; i < parties; i++) {
-            if (LONG_VH.compareAndSet(d, slotOffset(i), 0L, Proc.selfIdent())) {
+            if (MappedWords.cas(d, slotOffset(i), 0L, Proc.selfIdent())) {
                 return i;
             }
         }
@@ -73,7 +74,7 @@ public final class BarrierProtocol {
 
     /** Marks slot {@code slot} as left, if it still holds this process. */
     public static void leave(MemorySegment d, int slot) {
-        LONG_VH.compareAndSet(d, slotOffset(slot), Proc.selfIdent(), Proc.selfIdent() | LEFT);
+        MappedWords.cas(d, slotOffset(slot), Proc.selfIdent(), Proc.selfIdent() | LEFT);
     }
 
     /** The pids in the slots of parties that registered and have not left. */
@@ -115,10 +116,10 @@ public final class BarrierProtocol {
             throw new BarrierBrokenException("barrier " + handle + ": the wait was cancelled before it arrived; the barrier is now broken",
                     BarrierBrokenException.Reason.CANCELLED, Proc.selfPid());
         }
-        long arrived = (long) LONG_VH.getAndAdd(d, ARRIVED_OFFSET, 1L) + 1;
+        long arrived = (long) MappedWords.getAndAdd(d, ARRIVED_OFFSET, 1L) + 1;
         if (arrived == parties) {
             // minus parties, not = 0: an extra arrival already counts for the next generation
-            LONG_VH.getAndAdd(d, ARRIVED_OFFSET, (long) -parties);
+            MappedWords.getAndAdd(d, ARRIVED_OFFSET, (long) -parties);
             Futex.bump(d, GENERATION_OFFSET, WAITERS_OFFSET);
             return 0;
         }
@@ -173,7 +174,7 @@ public final class BarrierProtocol {
     /** Breaks generation {@code gen}, naming process {@code by}; false if it had tripped or broken already. */
     public boolean breakBarrier(MemorySegment d, int gen, BarrierBrokenException.Reason reason, long by) {
         if ((int) INT_VH.getVolatile(d, GENERATION_OFFSET) != gen
-                || !LONG_VH.compareAndSet(d, BROKEN_REASON_OFFSET, 0L, (long) reason.ordinal() + 1)) {
+                || !MappedWords.cas(d, BROKEN_REASON_OFFSET, 0L, (long) reason.ordinal() + 1)) {
             return false;
         }
         LONG_VH.setVolatile(d, BROKEN_BY_OFFSET, by);

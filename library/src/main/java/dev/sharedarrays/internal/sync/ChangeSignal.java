@@ -1,5 +1,6 @@
 package dev.sharedarrays.internal.sync;
 
+import dev.sharedarrays.internal.os.MappedWords;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -24,7 +25,7 @@ public final class ChangeSignal {
 
     /** Adds one to the count, wakes the waiters, returns the new count. */
     public static long signal(MemorySegment control) {
-        long n = (long) LONG_VH.getAndAdd(control, CHANGE_COUNT_OFFSET, 1L) + 1;
+        long n = (long) MappedWords.getAndAdd(control, CHANGE_COUNT_OFFSET, 1L) + 1;
         Futex.wake(control, CHANGE_COUNT_OFFSET, CHANGE_WAITERS_OFFSET);
         return n;
     }

@@ -1,6 +1,7 @@
 package dev.sharedarrays.internal.sync;
 
 import dev.sharedarrays.internal.os.FutexCalls;
+import dev.sharedarrays.internal.os.MappedWords;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -25,11 +26,11 @@ final class Futex {
 
     /** Sleeps while the word at wordOffset holds {@code expected}, at most {@code timeoutNanos}. */
     static void sleep(MemorySegment m, long wordOffset, long waitersOffset, int expected, long timeoutNanos) {
-        INT_VH.getAndAdd(m, waitersOffset, 1);
+        MappedWords.getAndAddInt(m, waitersOffset, 1);
         try {
             FutexCalls.futexWait(m.address() + wordOffset, expected, timeoutNanos);
         } finally {
-            INT_VH.getAndAdd(m, waitersOffset, -1);
+            MappedWords.getAndAddInt(m, waitersOffset, -1);
         }
     }
 
@@ -41,7 +42,7 @@ final class Futex {
 
     /** Adds one to the word and wakes every sleeper on it. */
     static void bump(MemorySegment m, long wordOffset, long waitersOffset) {
-        INT_VH.getAndAdd(m, wordOffset, 1);
+        MappedWords.getAndAddInt(m, wordOffset, 1);
         wake(m, wordOffset, waitersOffset);
     }
 

@@ -1,5 +1,6 @@
 package dev.sharedarrays.internal.sync;
 
+import dev.sharedarrays.internal.os.MappedWords;
 import dev.sharedarrays.internal.os.Proc;
 
 import java.lang.foreign.MemorySegment;
@@ -68,7 +69,7 @@ public final class PoolProtocol {
 
     /** Changes a slot's owner from {@code from} to {@code to}; false if {@code from} does not own it. */
     public static boolean move(MemorySegment control, int slot, long from, long to) {
-        if (!LONG_VH.compareAndSet(control, ownerOffset(slot), from, to)) {
+        if (!MappedWords.cas(control, ownerOffset(slot), from, to)) {
             return false;
         }
         if (to == 0) {
@@ -87,7 +88,7 @@ public final class PoolProtocol {
         for (int k = 0; k < slots; k++) {
             int i = (int) Math.floorMod((long) start + k, (long) slots);
             long off = ownerOffset(i);
-            if ((long) LONG_VH.getVolatile(control, off) == 0 && LONG_VH.compareAndSet(control, off, 0L, ident)) {
+            if ((long) LONG_VH.getVolatile(control, off) == 0 && MappedWords.cas(control, off, 0L, ident)) {
                 return i;
             }
         }

@@ -1,5 +1,6 @@
 package dev.sharedarrays.internal.sync;
 
+import dev.sharedarrays.internal.os.MappedWords;
 import dev.sharedarrays.internal.os.Proc;
 
 import java.lang.foreign.MemorySegment;
@@ -36,7 +37,7 @@ final class ProcessMutex {
 
     /** Takes the mutex at {@code off} if it is free now: one compare-and-set, no clock, no waiting. */
     static boolean tryLock(MemorySegment m, long off) {
-        return LONG_VH.compareAndSet(m, off, 0L, Proc.selfIdent());
+        return MappedWords.cas(m, off, 0L, Proc.selfIdent());
     }
 
     /**
@@ -51,7 +52,7 @@ final class ProcessMutex {
     static long lock(MemorySegment m, long off, Wait wait) {
         long me = Proc.selfIdent();
         for (int i = 0; i < TRY_SPINS; i++) {
-            if ((long) LONG_VH.getVolatile(m, off) == 0 && LONG_VH.compareAndSet(m, off, 0L, me)) {
+            if ((long) LONG_VH.getVolatile(m, off) == 0 && MappedWords.cas(m, off, 0L, me)) {
                 return 0;
             }
             Thread.onSpinWait();
@@ -60,7 +61,7 @@ final class ProcessMutex {
             int seen = Futex.read(m, off + 8);
             long holder = (long) LONG_VH.getVolatile(m, off);
             if (holder == 0) {
-                if (LONG_VH.compareAndSet(m, off, 0L, me)) {
+                if (MappedWords.cas(m, off, 0L, me)) {
                     return 0;
                 }
                 continue;
@@ -68,7 +69,7 @@ final class ProcessMutex {
             boolean expired = wait.expired();
             // a last look before giving up: a dead holder is taken over even by a zero wait
             if ((wait.livenessDue() || expired) && !Proc.identAlive(holder)) {
-                if (LONG_VH.compareAndSet(m, off, holder, me)) {
+                if (MappedWords.cas(m, off, holder, me)) {
                     return 0;
                 }
                 continue;

@@ -1,5 +1,6 @@
 package dev.sharedarrays.internal.sync;
 
+import dev.sharedarrays.internal.os.MappedWords;
 import dev.sharedarrays.QueueAbandonedException;
 import dev.sharedarrays.WaitTimeoutException;
 import dev.sharedarrays.internal.os.Proc;
@@ -40,7 +41,6 @@ import static dev.sharedarrays.internal.sync.QueueDescriptor.*;
  */
 public final class QueueProtocol {
     private static final VarHandle LONG_VH = ValueLayout.JAVA_LONG.varHandle();
-    private static final VarHandle INT_VH = ValueLayout.JAVA_INT.varHandle();
     /** A dead holder of an unused queue's mutex is taken over within a slice; the bound is for the unforeseen. */
     private static final long UNUSED_QUEUE_TIMEOUT_NANOS = 1_000_000_000L;
 
@@ -171,7 +171,7 @@ public final class QueueProtocol {
      * that read their word before the word was set.
      */
     public void end() {
-        LONG_VH.compareAndSet(d, ENDED_OFFSET, 0L, Proc.selfIdent());
+        MappedWords.cas(d, ENDED_OFFSET, 0L, Proc.selfIdent());
         Futex.bump(d, PUT_SEQ_OFFSET, PUT_WAITERS_OFFSET);
         Futex.bump(d, TAKE_SEQ_OFFSET, TAKE_WAITERS_OFFSET);
     }
@@ -218,7 +218,7 @@ public final class QueueProtocol {
                     if (keep) {
                         return m;
                     }
-                    LONG_VH.getAndAdd(d, DROPPED_OFFSET, 1L);
+                    MappedWords.getAndAdd(d, DROPPED_OFFSET, 1L);
                     continue;
                 }
                 if (isEnded()) {
@@ -394,7 +394,7 @@ public final class QueueProtocol {
                 long off = base + 8L * i;
                 long w = (long) LONG_VH.getVolatile(d, off);
                 boolean free = w == 0 || (pass == 1 && ((w & LEFT) != 0 || !Proc.identAlive(w)));
-                if (free && LONG_VH.compareAndSet(d, off, w, me)) {
+                if (free && MappedWords.cas(d, off, w, me)) {
                     return i;
                 }
             }
@@ -405,7 +405,7 @@ public final class QueueProtocol {
     /** Marks a registered word as closed, if it still holds this process. */
     public void leave(boolean producer, int index) {
         long off = (producer ? PRODUCERS_OFFSET : CONSUMERS_OFFSET) + 8L * index;
-        LONG_VH.compareAndSet(d, off, Proc.selfIdent(), Proc.selfIdent() | LEFT);
+        MappedWords.cas(d, off, Proc.selfIdent(), Proc.selfIdent() | LEFT);
     }
 
     /** Throws if peers registered on one side and none of them still runs, at least one having died. */
