@@ -1,7 +1,7 @@
 package dev.sharedarrays;
 
 import dev.sharedarrays.internal.array.Atomics;
-import dev.sharedarrays.internal.array.OutOfLineAccess;
+import dev.sharedarrays.internal.segment.OutOfLineAccess;
 import dev.sharedarrays.internal.array.Locking;
 import dev.sharedarrays.internal.segment.Segment;
 import dev.sharedarrays.internal.sync.ArrayLock;

@@ -1,6 +1,6 @@
 package dev.sharedarrays;
 
-import dev.sharedarrays.internal.array.ElementCodec;
+import dev.sharedarrays.internal.kernel.ElementCodec;
 import dev.sharedarrays.internal.array.InPlace;
 import dev.sharedarrays.internal.array.Loops;
 import dev.sharedarrays.internal.array.MaskOps;

@@ -2,7 +2,7 @@ package dev.sharedarrays;
 
 import dev.sharedarrays.internal.array.AxisReduction;
 import dev.sharedarrays.internal.array.CumulativeSum;
-import dev.sharedarrays.internal.array.ElementCodec;
+import dev.sharedarrays.internal.kernel.ElementCodec;
 import dev.sharedarrays.internal.array.Loops;
 import dev.sharedarrays.internal.array.Reduction;
 import dev.sharedarrays.internal.array.RowReduction;

@@ -1,10 +1,10 @@
 package dev.sharedarrays;
 
 import dev.sharedarrays.internal.array.ElementAccess;
-import dev.sharedarrays.internal.array.ElementCodec;
+import dev.sharedarrays.internal.kernel.ElementCodec;
 import dev.sharedarrays.internal.array.InPlace;
 import dev.sharedarrays.internal.array.Locking;
-import dev.sharedarrays.internal.array.OutOfLineAccess;
+import dev.sharedarrays.internal.segment.OutOfLineAccess;
 import dev.sharedarrays.internal.array.Repr;
 import dev.sharedarrays.internal.array.Shapes;
 import dev.sharedarrays.internal.array.StridedLayout;

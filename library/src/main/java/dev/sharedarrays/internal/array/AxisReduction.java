@@ -3,6 +3,7 @@ package dev.sharedarrays.internal.array;
 import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.sharedarrays.internal.kernel.ElementCodec;
 import dev.sharedarrays.internal.kernel.ElementType;
 import dev.sharedarrays.internal.kernel.Kernels;
 import dev.sharedarrays.internal.kernel.Op;

@@ -7,6 +7,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
+import dev.sharedarrays.internal.kernel.ElementCodec;
 import dev.sharedarrays.internal.kernel.ElementType;
 import java.lang.foreign.MemorySegment;
 

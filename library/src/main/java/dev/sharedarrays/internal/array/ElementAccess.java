@@ -1,6 +1,8 @@
 package dev.sharedarrays.internal.array;
 
+import dev.sharedarrays.internal.kernel.ElementCodec;
 import dev.sharedarrays.internal.kernel.ElementType;
+import dev.sharedarrays.internal.segment.OutOfLineAccess;
 import dev.sharedarrays.internal.segment.Segment;
 import java.lang.foreign.MemorySegment;
 

@@ -1,5 +1,6 @@
 package dev.sharedarrays.internal.array;
 
+import dev.sharedarrays.internal.kernel.ElementCodec;
 import dev.sharedarrays.internal.kernel.ElementType;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -2,6 +2,7 @@ package dev.sharedarrays.internal.array;
 
 import dev.sharedarrays.DTypeMismatchException;
 import dev.sharedarrays.ShapeMismatchException;
+import dev.sharedarrays.internal.kernel.ElementCodec;
 import dev.sharedarrays.internal.kernel.ElementType;
 import dev.sharedarrays.internal.kernel.Op;
 import java.lang.foreign.Arena;

@@ -1,6 +1,7 @@
 package dev.sharedarrays.internal.array;
 
 import dev.sharedarrays.HeldLock;
+import dev.sharedarrays.internal.segment.OutOfLineAccess;
 import dev.sharedarrays.internal.segment.Segment;
 import java.util.function.Supplier;
 

@@ -1,6 +1,7 @@
 package dev.sharedarrays.internal.array;
 
 import dev.sharedarrays.internal.kernel.Cmp;
+import dev.sharedarrays.internal.kernel.ElementCodec;
 import dev.sharedarrays.internal.kernel.ElementType;
 import dev.sharedarrays.internal.kernel.Logic;
 import dev.sharedarrays.internal.kernel.MaskKernels;

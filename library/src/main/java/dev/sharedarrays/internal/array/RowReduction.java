@@ -1,5 +1,6 @@
 package dev.sharedarrays.internal.array;
 
+import dev.sharedarrays.internal.kernel.ElementCodec;
 import dev.sharedarrays.internal.kernel.ElementType;
 import dev.sharedarrays.internal.kernel.Kernels;
 import dev.sharedarrays.internal.kernel.Op;

@@ -1,7 +1,7 @@
 package dev.sharedarrays.internal.backend;
 
 import dev.sharedarrays.internal.os.FileStat;
-import dev.sharedarrays.internal.array.OutOfLineAccess;
+import dev.sharedarrays.internal.segment.OutOfLineAccess;
 import dev.sharedarrays.internal.os.Libc;
 import dev.sharedarrays.internal.os.Proc;
 import dev.sharedarrays.internal.os.Units;

@@ -210,7 +210,7 @@ public record NpyHeader(ElementType type, long[] shape, boolean fortranOrder, lo
      * {@link #ALIGN} as numpy pads it.
      */
     public static byte[] format(ElementType type, long[] shape) {
-        byte[] dict = dict(type.descr(), shape).getBytes(StandardCharsets.ISO_8859_1);
+        byte[] dict = SegmentDescriptor.npyDict(type.descr(), shape).getBytes(StandardCharsets.ISO_8859_1);
         int prefix = prefixLength(1);
         int total = (prefix + dict.length + 1 + ALIGN - 1) / ALIGN * ALIGN;
         byte[] out = new byte[total];
@@ -224,15 +224,6 @@ public record NpyHeader(ElementType type, long[] shape, boolean fortranOrder, lo
         Arrays.fill(out, prefix + dict.length, total - 1, (byte) ' ');
         out[total - 1] = '\n';
         return out;
-    }
-
-    /** The header dict as numpy writes it: {@code {'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }}. */
-    public static String dict(String descr, long[] shape) {
-        StringBuilder d = new StringBuilder("{'descr': '").append(descr).append("', 'fortran_order': False, 'shape': (");
-        for (int i = 0; i < shape.length; i++) {
-            d.append(i > 0 ? ", " : "").append(shape[i]);
-        }
-        return d.append(shape.length == 1 ? ",), }" : "), }").toString();
     }
 
     private static NpyFormatException bad(Path path, String what) {

@@ -1,4 +1,4 @@
-package dev.sharedarrays.internal.array;
+package dev.sharedarrays.internal.kernel;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
@@ -7,7 +7,6 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
-import dev.sharedarrays.internal.kernel.ElementType;
 import java.lang.foreign.MemorySegment;
 import java.math.BigInteger;
 

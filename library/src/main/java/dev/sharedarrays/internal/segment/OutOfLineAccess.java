@@ -1,4 +1,4 @@
-package dev.sharedarrays.internal.array;
+package dev.sharedarrays.internal.segment;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
@@ -7,6 +7,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
+import dev.sharedarrays.internal.kernel.ElementCodec;
 import dev.sharedarrays.internal.kernel.ElementType;
 import dev.sharedarrays.internal.os.MappedWords;
 import java.lang.foreign.MemorySegment;
@@ -15,7 +16,7 @@ import java.lang.invoke.VarHandle;
 /**
  * Element accesses of arrays whose file may shrink under them (shm, file), made in one method
  * that HotSpot does not inline, with the same results as {@link ElementCodec} and
- * {@link Atomics}.
+ * {@code Atomics}.
  *
  * <p>Why: the JDK reports a SIGBUS in a memory access (the file was truncated under the
  * mapping) as an {@link InternalError} that it throws asynchronously, at the thread's next
@@ -55,7 +56,7 @@ public final class OutOfLineAccess {
     }
 
     /**
-     * One access of element index i (a byte offset for the atomics, as {@link Atomics} takes).
+     * One access of element index i (a byte offset for the atomics, as {@code Atomics} takes).
      *
      * @param dv the double to store (SET_DOUBLE)
      * @param a  the long to store (SET_LONG, GET_AND_SET, SET_VOLATILE), the delta (GET_AND_ADD)

@@ -1,7 +1,6 @@
 package dev.sharedarrays.internal.segment;
 
 import dev.sharedarrays.internal.os.FileStat;
-import dev.sharedarrays.internal.array.OutOfLineAccess;
 import dev.sharedarrays.internal.kernel.ElementType;
 import dev.sharedarrays.internal.os.Libc;
 import dev.sharedarrays.internal.sync.ArrayLock;
@@ -11,6 +10,7 @@ import dev.sharedarrays.Backend;
 import dev.sharedarrays.Lifetime;
 import dev.sharedarrays.NativeCallException;
 import dev.sharedarrays.SegmentTruncatedException;
+import dev.sharedarrays.internal.sync.SegmentKey;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;

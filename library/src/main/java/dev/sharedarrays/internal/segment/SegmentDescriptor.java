@@ -1,6 +1,9 @@
 package dev.sharedarrays.internal.segment;
 
-import dev.sharedarrays.internal.io.NpyHeader;
+import dev.sharedarrays.internal.kernel.ShapeLimits;
+import dev.sharedarrays.internal.sync.ChangeDescriptor;
+import dev.sharedarrays.internal.sync.LockDescriptor;
+import dev.sharedarrays.internal.sync.PoolDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -64,26 +67,24 @@ public final class SegmentDescriptor {
     public static final long DATA_OFFSET = PAGE;
     public static final int CONTROL_SIZE = PAGE;
     /** 1 TiB: the largest data an array may have. */
-    public static final long MAX_DATA_BYTES = 1L << 40;
-    public static final int MAX_DIMS = 8;
+    public static final long MAX_DATA_BYTES = ShapeLimits.MAX_DATA_BYTES;
+    public static final int MAX_DIMS = ShapeLimits.MAX_DIMS;
 
     public static final long MAGIC = 0x00525241_52414853L; // "SHARARR\0" little-endian
     public static final int VERSION = 1;
     public static final int READY = 0x52454459;
 
     // Each offset is the one before it plus that field's size, so the table cannot contradict
-    // itself (constant expressions, not a static block, so they stay compile-time constants);
-    // DescriptorLayoutTest checks that no two fields overlap and all fit in CONTROL_SIZE.
-    public static final int READER_SLOTS = 32;
+    // itself (constant expressions, not a static block, so they stay compile-time constants).
+    // The words of the lock, the change signal and the pool are the descriptors' of internal.sync,
+    // whose protocols they are; the names here are the protocol's (docs/PROTOCOL.md, Python).
+    // DescriptorLayoutTest checks that no two fields overlap, the parts abut and all fit in CONTROL_SIZE.
+    public static final int READER_SLOTS = LockDescriptor.READER_SLOTS;
     public static final int ATTACH_SLOTS = 64;
-    public static final int SLOT_SIZE = 16;
-    public static final int POOL_MAX_SLOTS = 256;
+    public static final int SLOT_SIZE = LockDescriptor.SLOT_SIZE;
+    public static final int POOL_MAX_SLOTS = PoolDescriptor.POOL_MAX_SLOTS;
     private static final int U32 = 4;
     private static final int U64 = 8;
-    /** Bytes 200..287, reserved for the lock, zero. */
-    private static final int LOCK_RESERVED = 88;
-    /** Bytes 1860..1919, reserved, zero. */
-    private static final int POOL_RESERVED = 60;
 
     public static final long MAGIC_OFFSET = 0;
     public static final long VERSION_OFFSET = MAGIC_OFFSET + U64;
@@ -103,25 +104,27 @@ public final class SegmentDescriptor {
     public static final int CRC_COVERED = (int) CRC_OFFSET;
     // the crc's u32 is followed by a reserved u32 that keeps the op counter 8-aligned
     public static final long OP_COUNTER_OFFSET = CRC_OFFSET + U32 + U32;
-    public static final long WRITER_OFFSET = OP_COUNTER_OFFSET + U64;
-    public static final long WRITER_SEQ_OFFSET = WRITER_OFFSET + U64;
-    public static final long READER_SEQ_OFFSET = WRITER_SEQ_OFFSET + U32;
-    public static final long WRITER_WAITERS_OFFSET = READER_SEQ_OFFSET + U32;
-    public static final long READER_WAITERS_OFFSET = WRITER_WAITERS_OFFSET + U32;
-    public static final long RECOVERIES_OFFSET = READER_WAITERS_OFFSET + U32;
-    public static final long LAST_DEAD_OFFSET = RECOVERIES_OFFSET + U64;
-    public static final long READER_SLOTS_OFFSET = LAST_DEAD_OFFSET + U64 + LOCK_RESERVED;
-    public static final long ATTACH_SLOTS_OFFSET = READER_SLOTS_OFFSET + (long) SLOT_SIZE * READER_SLOTS;
-    public static final long CHANGE_COUNT_OFFSET = ATTACH_SLOTS_OFFSET + (long) SLOT_SIZE * ATTACH_SLOTS;
-    public static final long CHANGE_WAITERS_OFFSET = CHANGE_COUNT_OFFSET + U64;
-    // the waiters' u32 is followed by a reserved u32 that keeps the pool magic 8-aligned
-    public static final long POOL_MAGIC_OFFSET = CHANGE_WAITERS_OFFSET + U32 + U32;
-    public static final long POOL_SLOTS_OFFSET = POOL_MAGIC_OFFSET + U64;
-    public static final long POOL_SEQ_OFFSET = POOL_SLOTS_OFFSET + U32;
-    public static final long POOL_WAITERS_OFFSET = POOL_SEQ_OFFSET + U32;
-    public static final long POOL_OWNERS_OFFSET = POOL_WAITERS_OFFSET + U32 + POOL_RESERVED;
+    // the lock's words follow the op counter (LockDescriptor.FIRST_OFFSET)
+    public static final long WRITER_OFFSET = LockDescriptor.WRITER_OFFSET;
+    public static final long WRITER_SEQ_OFFSET = LockDescriptor.WRITER_SEQ_OFFSET;
+    public static final long READER_SEQ_OFFSET = LockDescriptor.READER_SEQ_OFFSET;
+    public static final long WRITER_WAITERS_OFFSET = LockDescriptor.WRITER_WAITERS_OFFSET;
+    public static final long READER_WAITERS_OFFSET = LockDescriptor.READER_WAITERS_OFFSET;
+    public static final long RECOVERIES_OFFSET = LockDescriptor.RECOVERIES_OFFSET;
+    public static final long LAST_DEAD_OFFSET = LockDescriptor.LAST_DEAD_OFFSET;
+    public static final long READER_SLOTS_OFFSET = LockDescriptor.READER_SLOTS_OFFSET;
+    public static final long ATTACH_SLOTS_OFFSET = LockDescriptor.END_OFFSET;
+    /** The first byte after the attach slots, where the change words start. */
+    static final long ATTACH_SLOTS_END = ATTACH_SLOTS_OFFSET + (long) SLOT_SIZE * ATTACH_SLOTS;
+    public static final long CHANGE_COUNT_OFFSET = ChangeDescriptor.CHANGE_COUNT_OFFSET;
+    public static final long CHANGE_WAITERS_OFFSET = ChangeDescriptor.CHANGE_WAITERS_OFFSET;
+    public static final long POOL_MAGIC_OFFSET = PoolDescriptor.POOL_MAGIC_OFFSET;
+    public static final long POOL_SLOTS_OFFSET = PoolDescriptor.POOL_SLOTS_OFFSET;
+    public static final long POOL_SEQ_OFFSET = PoolDescriptor.POOL_SEQ_OFFSET;
+    public static final long POOL_WAITERS_OFFSET = PoolDescriptor.POOL_WAITERS_OFFSET;
+    public static final long POOL_OWNERS_OFFSET = PoolDescriptor.POOL_OWNERS_OFFSET;
     // bytes POOL_OWNERS_OFFSET + 8 * POOL_MAX_SLOTS (3968) .. CONTROL_SIZE are reserved, zero
-    public static final long POOL_MAGIC = 0x0100_4c4f_4f50_4153L; // "SAPOOL\0\1" little-endian
+    public static final long POOL_MAGIC = PoolDescriptor.POOL_MAGIC;
 
     /** Lifetime PERSISTENT; neither this nor {@link #FLAG_SHARED} means OWNER. */
     public static final long FLAG_PERSISTENT = 1;
@@ -135,21 +138,7 @@ public final class SegmentDescriptor {
 
     /** Bytes of data for a shape, or -1 if it overflows or exceeds {@link #MAX_DATA_BYTES}. */
     public static long dataLength(long[] shape, int itemSize) {
-        long n = itemSize;
-        for (long d : shape) {
-            if (d < 1) {
-                return -1;
-            }
-            try {
-                n = Math.multiplyExact(n, d);
-            } catch (ArithmeticException e) {
-                return -1;
-            }
-            if (n > MAX_DATA_BYTES) {
-                return -1;
-            }
-        }
-        return n;
+        return ShapeLimits.dataLength(shape, itemSize);
     }
 
     /** Offset of the control block, also the length of header plus padded data. */
@@ -180,9 +169,18 @@ public final class SegmentDescriptor {
                 && first[8] == (byte) headerLen && first[9] == (byte) (headerLen >>> 8);
     }
 
+    /** The .npy header's dict for a C-ordered array, as numpy writes it. */
+    public static String npyDict(String descr, long[] shape) {
+        StringBuilder d = new StringBuilder("{'descr': '").append(descr).append("', 'fortran_order': False, 'shape': (");
+        for (int i = 0; i < shape.length; i++) {
+            d.append(i > 0 ? ", " : "").append(shape[i]);
+        }
+        return d.append(shape.length == 1 ? ",), }" : "), }").toString();
+    }
+
     /** Bytes 0 .. n of the header: magic, version, HEADER_LEN and the dict; spaces follow. */
     public static byte[] npyPrefix(String descr, long[] shape) {
-        byte[] text = NpyHeader.dict(descr, shape).getBytes(StandardCharsets.US_ASCII);
+        byte[] text = npyDict(descr, shape).getBytes(StandardCharsets.US_ASCII);
         byte[] out = new byte[10 + text.length];
         System.arraycopy(NPY_MAGIC, 0, out, 0, NPY_MAGIC.length);
         int headerLen = (int) DATA_OFFSET - 10;

@@ -3,7 +3,6 @@ package dev.sharedarrays.internal.sync;
 import dev.sharedarrays.internal.os.MappedWords;
 import dev.sharedarrays.WaitTimeoutException;
 import dev.sharedarrays.internal.os.Proc;
-import dev.sharedarrays.internal.segment.SegmentKey;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -20,13 +19,13 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.BooleanSupplier;
 
-import static dev.sharedarrays.internal.segment.SegmentDescriptor.*;
+import static dev.sharedarrays.internal.sync.LockDescriptor.*;
 
 /**
  * The readers-writer lock of one array, in two tiers.
  *
  * <p>Across processes the lock is held by a process, in the control block's words (see
- * {@link SegmentDescriptor}): the writer word holds the ident of the writing process; each reading
+ * {@link LockDescriptor}): the writer word holds the ident of the writing process; each reading
  * process holds a reader slot. A writer first claims the writer word, which stops new readers
  * (writer preference), then waits until every reader slot is empty. A reader claims a slot and
  * then checks the writer word; if a writer came in between it steps back. Both sides use

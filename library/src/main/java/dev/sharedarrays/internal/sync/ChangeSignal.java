@@ -6,8 +6,8 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.util.function.BooleanSupplier;
 
-import static dev.sharedarrays.internal.segment.SegmentDescriptor.CHANGE_COUNT_OFFSET;
-import static dev.sharedarrays.internal.segment.SegmentDescriptor.CHANGE_WAITERS_OFFSET;
+import static dev.sharedarrays.internal.sync.ChangeDescriptor.CHANGE_COUNT_OFFSET;
+import static dev.sharedarrays.internal.sync.ChangeDescriptor.CHANGE_WAITERS_OFFSET;
 
 /**
  * Change notification on any array: a 64-bit count in the control block, whose low 32 bits are

@@ -10,11 +10,11 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 
-import static dev.sharedarrays.internal.segment.SegmentDescriptor.*;
+import static dev.sharedarrays.internal.sync.PoolDescriptor.*;
 
 /**
  * The slot ownership of an {@link dev.sharedarrays.ArrayPool}, in its control block's pool words
- * (see {@link dev.sharedarrays.internal.segment.SegmentDescriptor}). Each slot has one owner
+ * (see {@link PoolDescriptor}). Each slot has one owner
  * word, changed only by compare-and-set, so a slot has exactly one owner at a time:
  *
  * <pre>

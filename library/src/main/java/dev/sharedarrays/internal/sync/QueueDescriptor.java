@@ -1,6 +1,6 @@
 package dev.sharedarrays.internal.sync;
 
-import dev.sharedarrays.internal.segment.SegmentDescriptor;
+import dev.sharedarrays.internal.kernel.ShapeLimits;
 
 /**
  * The words of an {@link dev.sharedarrays.ArrayQueue}, which {@link QueueProtocol} reads and
@@ -74,8 +74,8 @@ public final class QueueDescriptor {
     public static final long CELL_DTYPE = CELL_INDEX + U64;
     public static final long CELL_HANDLE_LENGTH = CELL_DTYPE + U32;
     public static final long CELL_SHAPE = CELL_HANDLE_LENGTH + U32;
-    public static final long CELL_STRIDES = CELL_SHAPE + (long) U64 * SegmentDescriptor.MAX_DIMS;
-    public static final long CELL_SENDER = CELL_STRIDES + (long) U64 * SegmentDescriptor.MAX_DIMS;
+    public static final long CELL_STRIDES = CELL_SHAPE + (long) U64 * ShapeLimits.MAX_DIMS;
+    public static final long CELL_SENDER = CELL_STRIDES + (long) U64 * ShapeLimits.MAX_DIMS;
     public static final long CELL_HANDLE = CELL_SENDER + U64 + CELL_RESERVED;
     public static final int MAX_HANDLE_BYTES = CELL_SIZE - (int) CELL_HANDLE;
 

@@ -1,4 +1,4 @@
-package dev.sharedarrays.internal.segment;
+package dev.sharedarrays.internal.sync;
 
 import dev.sharedarrays.internal.os.FileStat;
 

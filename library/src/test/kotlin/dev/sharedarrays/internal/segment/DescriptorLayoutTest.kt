@@ -2,6 +2,9 @@ package dev.sharedarrays.internal.segment
 
 import dev.sharedarrays.internal.segment.SegmentDescriptor as S
 import dev.sharedarrays.internal.sync.BarrierDescriptor as B
+import dev.sharedarrays.internal.sync.ChangeDescriptor
+import dev.sharedarrays.internal.sync.LockDescriptor
+import dev.sharedarrays.internal.sync.PoolDescriptor
 import dev.sharedarrays.internal.sync.QueueDescriptor as Q
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.datatest.withData
@@ -136,6 +139,14 @@ class DescriptorLayoutTest : FunSpec({
         withData(listOf(controlBlock, queueHeader, queueCell, barrierWords).associateBy { it.name }) { table ->
             problems(table).shouldBeEmpty()
         }
+    }
+
+    test("the parts of the control block that internal.sync describes abut the segment's own fields") {
+        S.OP_COUNTER_OFFSET + U64 shouldBe LockDescriptor.FIRST_OFFSET
+        S.ATTACH_SLOTS_OFFSET shouldBe LockDescriptor.END_OFFSET
+        S.ATTACH_SLOTS_END shouldBe ChangeDescriptor.FIRST_OFFSET
+        ChangeDescriptor.END_OFFSET shouldBe PoolDescriptor.FIRST_OFFSET
+        (PoolDescriptor.END_OFFSET <= S.CONTROL_SIZE) shouldBe true
     }
 
     test("the crc covers every byte before it") {
