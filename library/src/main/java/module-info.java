@@ -11,4 +11,6 @@ module dev.sharedarrays {
     exports dev.sharedarrays;
     // SIMD loops when the JVM runs with --add-modules jdk.incubator.vector; scalar loops otherwise
     requires static jdk.incubator.vector;
+    // toPng: the pictures are drawn with java.awt and encoded with javax.imageio
+    requires java.desktop;
 }
