@@ -1,0 +1,34 @@
+package dev.sharedarrays.notebook;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.dflib.jjava.jupyter.channels.JupyterConnection;
+import org.dflib.jjava.jupyter.kernel.KernelConnectionProperties;
+
+/**
+ * The kernel process: {@code java ... dev.sharedarrays.notebook.KernelMain CONNECTION_FILE}, as the
+ * kernel spec that {@code bin/notebook} writes starts it. When Jupyter shuts the kernel down (or
+ * restarts it), this JVM exits normally, so the library's shutdown hook closes the arrays the
+ * notebook left open and removes the ones it owns.
+ */
+public final class KernelMain {
+    private KernelMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 1 || !Files.isRegularFile(Path.of(args[0]))) {
+            System.err.println("usage: KernelMain CONNECTION_FILE (a Jupyter connection file; bin/notebook starts this)");
+            System.exit(2);
+        }
+        KernelConnectionProperties props = KernelConnectionProperties.parse(Files.readString(Path.of(args[0])));
+        JupyterConnection connection = new JupyterConnection(props);
+        String version = KernelMain.class.getPackage().getImplementationVersion();
+        JShellKernel kernel = new JShellKernel(version == null ? "0.1.0-SNAPSHOT" : version);
+        kernel.onStartup();
+        kernel.becomeHandlerForConnection(connection);
+        connection.connect();
+        connection.waitUntilClose();
+        // a cell may have left threads running: exit anyway, through the shutdown hooks
+        System.exit(0);
+    }
+}
