@@ -23,6 +23,7 @@ public final class KernelMain {
         KernelConnectionProperties props = KernelConnectionProperties.parse(Files.readString(Path.of(args[0])));
         JupyterConnection connection = new JupyterConnection(props);
         String version = KernelMain.class.getPackage().getImplementationVersion();
+        exitWithParent();
         JShellKernel kernel = new JShellKernel(version == null ? "0.1.0-SNAPSHOT" : version);
         kernel.onStartup();
         kernel.becomeHandlerForConnection(connection);
@@ -30,5 +31,26 @@ public final class KernelMain {
         connection.waitUntilClose();
         // a cell may have left threads running: exit anyway, through the shutdown hooks
         System.exit(0);
+    }
+
+    /**
+     * A kernel whose Jupyter process died (killed, or a client that never shut it down) would
+     * otherwise run on and keep its segments: it exits, through the shutdown hooks, within a second.
+     */
+    private static void exitWithParent() {
+        ProcessHandle.current().parent().ifPresent(parent -> {
+            Thread t = new Thread(() -> {
+                while (parent.isAlive()) {
+                    try {
+                        Thread.sleep(1000);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+                System.exit(0);
+            }, "parent-watch");
+            t.setDaemon(true);
+            t.start();
+        });
     }
 }
