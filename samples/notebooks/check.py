@@ -7,6 +7,7 @@ import base64
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -174,6 +175,9 @@ def check_interrupt_and_restart(shm):
         if r is None or r.get("ename") is None:
             fail(f"an interrupted loop should end in an error, got {r}")
         took = time.monotonic() - start
+        r = k.run("NDArrays.zeros(F64.TYPE, 2, 3, 4)")
+        if "image/png" in r["data"] or "[[[0. 0. 0. 0.]" not in r["data"]["text/plain"]:
+            fail(f"a 3-D array shows as text only, got {r}")
         r = k.run("a.sum()")
         if r["data"]["text/plain"] != "2000.0":
             fail(f"after the interrupts the kernel should still hold the array, a.sum() gave {r}")
@@ -193,6 +197,23 @@ def check_interrupt_and_restart(shm):
     return took
 
 
+def check_failing_cell(tmp):
+    """bin/notebook --execute: exit status 1 when a cell fails, the executed notebook written with the error."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": KERNEL, "display_name": "Java (shared-arrays)", "language": "java"}
+    nb.cells = [nbformat.v4.new_code_cell('var n = SharedArrays.create(F64.TYPE, 8); n.handle()'),
+                nbformat.v4.new_code_cell('Integer.parseInt("not a number")'),
+                nbformat.v4.new_code_cell('"not reached"')]
+    src, dst = tmp / "failing.ipynb", tmp / "failing.out.ipynb"
+    nbformat.write(nb, src)
+    rc = subprocess.run([sys.executable, str(ROOT / "notebook" / "execute.py"), str(src), str(dst)],
+                        stderr=subprocess.DEVNULL).returncode
+    out = nbformat.read(dst, as_version=4)
+    errors = [o for o in out.cells[1].outputs if o.output_type == "error"]
+    if rc != 1 or not errors or "NumberFormatException" not in errors[0].evalue or out.cells[2].outputs:
+        fail(f"a failing cell: exit status {rc} (want 1), outputs {out.cells[1].outputs}")
+
+
 def main():
     shm = Path(tempfile.mkdtemp(prefix="sa-notebook-check-", dir="/dev/shm"))
     os.environ["SHARED_ARRAYS_DIR"] = str(shm)
@@ -206,6 +227,11 @@ def main():
                 fail(f"{name}: the kernel's end left {left(shm)} in {shm}")
             heatmap = check(nb) or heatmap
             print(f"notebook check: {name} ran in {took:.1f} s, outputs as expected, nothing left in the shm directory")
+        with tempfile.TemporaryDirectory() as tmp:
+            check_failing_cell(Path(tmp))
+        if left(shm):
+            fail(f"a kernel whose cell failed left {left(shm)} in {shm}")
+        print("notebook check: a failing cell makes --execute exit with 1 and leaves nothing")
         took = check_interrupt_and_restart(shm)
         print(f"notebook check: two interrupted cells ended in {took:.1f} s; a restart and a shutdown left nothing")
         (ROOT / "docs" / "notebook-heatmap.png").write_bytes(heatmap)
