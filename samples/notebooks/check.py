@@ -1,8 +1,9 @@
 """Run by bin/test (through `bin/notebook --check`): executes the sample notebooks headless with nbclient on the
-shared-arrays kernel and checks their outputs (values, pictures); interrupts a running cell and restarts a kernel; and
-checks after each kernel's end that nothing is left in the shm directory. The kernels and their Python peers use a
-private directory under /dev/shm (SHARED_ARRAYS_DIR), so other processes' segments cannot blur the check. Writes the
-numpy notebook's heat map to docs/notebook-heatmap.png, the picture the README shows."""
+shared-arrays kernel and checks their outputs (values, pictures); a failing cell, interrupted cells, a restart, and a
+kernel whose Jupyter process is killed; and checks after each kernel's end that nothing is left in the shm directory.
+The kernels and their Python peers use a private directory under /dev/shm (SHARED_ARRAYS_DIR), so other processes'
+segments cannot blur the check. Writes the numpy notebook's heat map to docs/notebook-heatmap.png, the picture the
+README shows."""
 import base64
 import os
 import re
@@ -214,7 +215,45 @@ def check_failing_cell(tmp):
         fail(f"a failing cell: exit status {rc} (want 1), outputs {out.cells[1].outputs}")
 
 
+ORPHAN = """
+import os
+from jupyter_client.manager import KernelManager
+km = KernelManager(kernel_name="sharedarrays-java")
+km.start_kernel()
+kc = km.client()
+kc.start_channels()
+kc.wait_for_ready(timeout=60)
+kc.execute_interactive('var a = SharedArrays.create(F64.TYPE, 100); a.handle()', timeout=60, output_hook=lambda m: None)
+with open(os.environ["KERNEL_PID_FILE"], "w") as f:
+    f.write(str(km.provisioner.process.pid))
+os.kill(os.getpid(), 9)
+"""
+
+
+def check_orphan(shm):
+    """A kernel whose Jupyter process is killed exits by itself, through the shutdown hook."""
+    with tempfile.TemporaryDirectory() as tmp:
+        pid_file = Path(tmp) / "kernel.pid"
+        # no pipes: the kernel inherits them and would keep them open after its parent died
+        subprocess.run([sys.executable, "-c", ORPHAN], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       env={**os.environ, "KERNEL_PID_FILE": str(pid_file)})
+        kernel = int(pid_file.read_text())
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(kernel, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(kernel, 9)
+        fail(f"the kernel {kernel} still ran 10 s after its Jupyter process was killed")
+    if left(shm):
+        fail(f"a kernel orphaned by a killed Jupyter process left {left(shm)} in {shm}")
+
+
 def main():
+    start = time.monotonic()
     shm = Path(tempfile.mkdtemp(prefix="sa-notebook-check-", dir="/dev/shm"))
     os.environ["SHARED_ARRAYS_DIR"] = str(shm)
     try:
@@ -234,7 +273,10 @@ def main():
         print("notebook check: a failing cell makes --execute exit with 1 and leaves nothing")
         took = check_interrupt_and_restart(shm)
         print(f"notebook check: two interrupted cells ended in {took:.1f} s; a restart and a shutdown left nothing")
+        check_orphan(shm)
+        print("notebook check: a kernel whose Jupyter process was killed exited and left nothing")
         (ROOT / "docs" / "notebook-heatmap.png").write_bytes(heatmap)
+        print(f"notebook check: done in {time.monotonic() - start:.1f} s; the heat map is in docs/notebook-heatmap.png")
     finally:
         shutil.rmtree(shm, ignore_errors=True)
 

@@ -38,19 +38,19 @@ public final class KernelMain {
      * otherwise run on and keep its segments: it exits, through the shutdown hooks, within a second.
      */
     private static void exitWithParent() {
-        ProcessHandle.current().parent().ifPresent(parent -> {
-            Thread t = new Thread(() -> {
-                while (parent.isAlive()) {
-                    try {
-                        Thread.sleep(1000);
-                    } catch (InterruptedException e) {
-                        return;
-                    }
+        long parent = ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(-1L);
+        Thread t = new Thread(() -> {
+            // re-parented means the parent died, even while it is a zombie its own parent has not reaped
+            while (ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(-1L) == parent) {
+                try {
+                    Thread.sleep(1000);
+                } catch (InterruptedException e) {
+                    return;
                 }
-                System.exit(0);
-            }, "parent-watch");
-            t.setDaemon(true);
-            t.start();
-        });
+            }
+            System.exit(0);
+        }, "parent-watch");
+        t.setDaemon(true);
+        t.start();
     }
 }
