@@ -202,7 +202,8 @@ def check_failing_cell(tmp):
     """bin/notebook --execute: exit status 1 when a cell fails, the executed notebook written with the error."""
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": KERNEL, "display_name": "Java (shared-arrays)", "language": "java"}
-    nb.cells = [nbformat.v4.new_code_cell('var n = SharedArrays.create(F64.TYPE, 8); n.handle()'),
+    nb.cells = [nbformat.v4.new_code_cell('var n = SharedArrays.create(F64.TYPE, 8); n.handle() // a comment'),
+                nbformat.v4.new_code_cell('// only a comment\n'),
                 nbformat.v4.new_code_cell('Integer.parseInt("not a number")'),
                 nbformat.v4.new_code_cell('"not reached"')]
     src, dst = tmp / "failing.ipynb", tmp / "failing.out.ipynb"
@@ -210,9 +211,11 @@ def check_failing_cell(tmp):
     rc = subprocess.run([sys.executable, str(ROOT / "notebook" / "execute.py"), str(src), str(dst)],
                         stderr=subprocess.DEVNULL).returncode
     out = nbformat.read(dst, as_version=4)
-    errors = [o for o in out.cells[1].outputs if o.output_type == "error"]
-    if rc != 1 or not errors or "NumberFormatException" not in errors[0].evalue or out.cells[2].outputs:
-        fail(f"a failing cell: exit status {rc} (want 1), outputs {out.cells[1].outputs}")
+    errors = [o for o in out.cells[2].outputs if o.output_type == "error"]
+    if rc != 1 or not errors or "NumberFormatException" not in errors[0].evalue or out.cells[3].outputs:
+        fail(f"a failing cell: exit status {rc} (want 1), outputs {[c.outputs for c in out.cells]}")
+    if "shm://" not in out.cells[0].outputs[0].data["text/plain"] or out.cells[1].outputs:
+        fail(f"a cell ending in a comment, and one of a comment alone: {out.cells[0].outputs}, {out.cells[1].outputs}")
 
 
 ORPHAN = """

@@ -94,6 +94,9 @@ final class JShellKernel extends BaseKernel {
                 throw new IllegalArgumentException("incomplete code at the end of the cell: " + rest.strip());
             }
             String snippet = info.completeness() == SourceCodeAnalysis.Completeness.EMPTY ? "" : info.source();
+            if (info.remaining().length() >= rest.length() && (snippet == null || snippet.isBlank())) {
+                break; // nothing consumed: only comments or blanks are left
+            }
             rest = info.remaining();
             if (snippet == null || snippet.isBlank()) {
                 if (info.completeness() == SourceCodeAnalysis.Completeness.UNKNOWN) {
