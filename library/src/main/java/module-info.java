@@ -4,11 +4,13 @@
  * processes, units), {@code segment} (the segment descriptor, control block, registry, directory
  * scans), {@code backend} (one class per backend, selection), {@code sync} (lock and barrier
  * protocols), {@code array} (strided layouts, element codecs, copies, reductions) and
- * {@code kernel} (the element-type table, operations, generated loops). {@code dev.sharedarrays.cli}
- * is the command line.
+ * {@code kernel} (the element-type table, operations, generated loops) and {@code render} (the
+ * pictures of toPng). {@code dev.sharedarrays.cli} is the command line.
  */
 module dev.sharedarrays {
     exports dev.sharedarrays;
     // SIMD loops when the JVM runs with --add-modules jdk.incubator.vector; scalar loops otherwise
     requires static jdk.incubator.vector;
+    // toPng: the pictures are drawn with java.awt and encoded with javax.imageio
+    requires java.desktop;
 }

@@ -179,11 +179,15 @@ public sealed interface Locks<T extends DType<T>> permits SharedNDArray {
      * @throws IllegalArgumentException if {@code timeout.isNegative()}
      * @throws IllegalStateException if the array is closed
      * @throws SegmentTruncatedException if another process truncated the array's file (shm and file arrays)
+     * @throws java.util.concurrent.CancellationException if this thread was interrupted while
+     *         waiting (the interrupt flag stays set), as a queue's receive is: a notebook's
+     *         interrupt or an executor's shutdownNow ends the wait within a futex slice (50 ms)
      */
     default long awaitChange(long lastSeen, Duration timeout) {
         MemorySegment c = self().segment().control();
         long nanos = WaitThreads.nanos(timeout);
-        return self().segment().guard(() -> ChangeSignal.await(c, lastSeen, nanos, () -> false));
+        Thread t = Thread.currentThread();
+        return self().segment().guard(() -> ChangeSignal.await(c, lastSeen, nanos, t::isInterrupted));
     }
 
     /**

@@ -59,7 +59,7 @@ import java.util.function.Consumer;
  */
 public final class SharedNDArray<T extends DType<T>>
         implements BulkAccess<T>, Reductions<T>, Sorting<T>, InPlaceArithmetic<T>, Arithmetic<T>, Conversions<T>,
-        Comparisons<T>, Logical<T>, Masking<T>, Persistence<T>, Locks<T>, AutoCloseable {
+        Comparisons<T>, Logical<T>, Masking<T>, Persistence<T>, Rendering<T>, Locks<T>, AutoCloseable {
     private final Segment segment;
     /** Not named dtype or size: Kotlin would see those private fields before the DSL's properties. */
     private final T marker;

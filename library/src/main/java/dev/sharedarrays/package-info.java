@@ -14,7 +14,8 @@
  *     {@link dev.sharedarrays.Logical}, {@link dev.sharedarrays.Masking},
  *     {@link dev.sharedarrays.Reductions}, {@link dev.sharedarrays.Sorting},
  *     {@link dev.sharedarrays.Conversions}, {@link dev.sharedarrays.BulkAccess},
- *     {@link dev.sharedarrays.Persistence}. numpy's free functions are static:
+ *     {@link dev.sharedarrays.Persistence}, {@link dev.sharedarrays.Rendering} (PNG pictures).
+ *     numpy's free functions are static:
  *     {@link dev.sharedarrays.NDArrays} (constructors), {@link dev.sharedarrays.ArrayMath},
  *     {@link dev.sharedarrays.Masks} ({@code where}), {@link dev.sharedarrays.ArrayRandom}.</li>
  * <li><i>Creation and handles.</i> {@link dev.sharedarrays.SharedArrays} (create, attach, load,

@@ -132,6 +132,27 @@ class QueueTest : FunSpec({
         }
     }
 
+    test("an interrupt ends awaitChange with a CancellationException and leaves the flag set (a notebook's interrupt)") {
+        SharedArrays.create(F64.TYPE, 4L).use { a ->
+            val outcome = java.util.concurrent.CompletableFuture<String>()
+            val waiter = Thread {
+                try {
+                    a.awaitChange(a.changeCount(), Duration.ofMinutes(5))
+                    outcome.complete("returned")
+                } catch (e: java.util.concurrent.CancellationException) {
+                    outcome.complete("cancelled, interrupted=${Thread.currentThread().isInterrupted}")
+                }
+            }
+            waiter.start()
+            Thread.sleep(200) // past the spin, asleep on the futex
+            val start = System.nanoTime()
+            waiter.interrupt()
+            outcome.get(5, TimeUnit.SECONDS) shouldBe "cancelled, interrupted=true"
+            (System.nanoTime() - start < 2_000_000_000L) shouldBe true
+            waiter.join()
+        }
+    }
+
     test("ls and inspect show queues and pools with their fill level") {
         ArrayQueue.create(8).use { q ->
             ArrayPool.create(U8.TYPE, 4, 16L).use { pool ->

@@ -1,0 +1,288 @@
+"""Run by bin/test (through `bin/notebook --check`): executes the sample notebooks headless with nbclient on the
+shared-arrays kernel and checks their outputs (values, pictures); a failing cell, interrupted cells, a restart, and a
+kernel whose Jupyter process is killed; and checks after each kernel's end that nothing is left in the shm directory.
+The kernels and their Python peers use a private directory under /dev/shm (SHARED_ARRAYS_DIR), so other processes'
+segments cannot blur the check. Writes the numpy notebook's heat map to docs/notebook-heatmap.png, the picture the
+README shows."""
+import base64
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+import numpy as np
+from jupyter_client.manager import KernelManager
+from nbclient import NotebookClient
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+KERNEL = "sharedarrays-java"
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def fail(msg):
+    raise SystemExit(f"samples/notebooks/check.py: {msg}")
+
+
+def left(shm):
+    return sorted(os.listdir(shm))
+
+
+def execute(name):
+    nb = nbformat.read(HERE / name, as_version=4)
+    start = time.monotonic()
+    NotebookClient(nb, timeout=120, kernel_name=KERNEL, resources={"metadata": {"path": str(HERE)}}).execute()
+    return nb, time.monotonic() - start
+
+
+def outputs(cell):
+    """(all text of the cell's outputs, its PNGs decoded)."""
+    text, pngs = [], []
+    for o in cell.get("outputs", []):
+        if o.output_type == "error":
+            fail(f"cell failed: {o.ename}: {o.evalue}\n{cell.source}")
+        if o.output_type == "stream":
+            text.append(o.text)
+        data = o.get("data", {})
+        text.append(data.get("text/plain", ""))
+        if "image/png" in data:
+            pngs.append(base64.b64decode(data["image/png"]))
+    return "".join(text), pngs
+
+
+def cell_with(nb, snippet):
+    for c in nb.cells:
+        if c.cell_type == "code" and snippet in c.source:
+            return c
+    fail(f"no cell with {snippet!r}")
+
+
+def expect(text, *wanted):
+    for w in wanted:
+        if w not in text:
+            fail(f"expected {w!r} in the output:\n{text}")
+
+
+def check_numpy(nb):
+    text, pngs = outputs(cell_with(nb, "var a = NDArrays.arange"))
+    expect(text, "[[ 0.  1.  2.  3.]", " [ 8.  9. 10. 11.]]")
+    if len(pngs) != 1 or not pngs[0].startswith(PNG):
+        fail("the first array has no image/png output")
+    text, _ = outputs(cell_with(nb, "var row = a.select"))
+    expect(text, "[ 4. -1. -1.  7.]", "27.0")
+    text, _ = outputs(cell_with(nb, "var centered"))
+    expect(text, "mean 2.25, max 11.0, argmax 11", "[[-4.  0.  0. -4.]")
+    # the heat map: its values against numpy's
+    text, pngs = outputs(cell_with(nb, "var z = ArrayMath.sin"))
+    if len(pngs) != 1 or not pngs[0].startswith(PNG):
+        fail("the heat map cell has no image/png output")
+    heatmap = pngs[0]
+    x = np.linspace(-3.0, 3.0, 300)
+    z = np.sin(np.outer(x, x)) * np.exp((x[None, :] ** 2 + x[:, None] ** 2) * -0.25)
+    text, pngs = outputs(cell_with(nb, "var mask = z.gt(0.2)"))
+    count = int(re.search(r"(\d+) elements above 0.2", text).group(1))
+    low, high = int((z > 0.2 + 1e-9).sum()), int((z > 0.2 - 1e-9).sum())
+    if not low <= count <= high:
+        fail(f"{count} elements above 0.2 in the notebook, numpy says {low}..{high}")
+    if len(pngs) != 1:
+        fail("the mask has no image/png output")
+    expect(outputs(cell_with(nb, "z.toPng(file)"))[0], "true")
+    expect(outputs(cell_with(nb, "var shared = z.share()"))[0], "shm://")
+    return heatmap
+
+
+def check_watch(nb):
+    text, _ = outputs(cell_with(nb, "frame.signalChange()"))
+    pattern_sum = 2 * 64 * sum(range(64))
+    for i in range(1, 6):
+        expect(text, f"frame {i}: sum {float(i * pattern_sum)}, max {float(i * 126)}")
+    text, pngs = outputs(nb.cells[[c.source.strip() for c in nb.cells].index("frame")])
+    if len(pngs) != 1:
+        fail("the watched frame has no image/png output")
+    expect(outputs(cell_with(nb, "peer.waitFor()"))[0], "peer exit status 0")
+
+
+def check_stream(nb):
+    text, _ = outputs(cell_with(nb, "queue.receive"))
+    for i in range(8):
+        mean = (i * 10 * 32 + i * 31 * 32) / 1024
+        expect(text, f"frame {i}: first row {float(i * 10)}, mean {mean}")
+    expect(text, "8 frames, 4 of 4 slots back in the pool with the last one")
+    if len(outputs(nb.cells[[c.source.strip() for c in nb.cells].index("last")])[1]) != 1:
+        fail("the last frame has no image/png output")
+    expect(outputs(cell_with(nb, "producer.waitFor()"))[0], "producer exit status 0")
+
+
+class Kernel:
+    """A kernel driven cell by cell, for interrupts and restarts."""
+
+    def __init__(self):
+        self.km = KernelManager(kernel_name=KERNEL)
+        self.km.start_kernel(cwd=str(HERE))
+        self.start_client()
+
+    def start_client(self):
+        self.kc = self.km.client()
+        self.kc.start_channels()
+        self.kc.wait_for_ready(timeout=60)
+
+    def run(self, code, interrupt_after=None, timeout=30):
+        mid = self.kc.execute(code)
+        if interrupt_after is not None:
+            time.sleep(interrupt_after)
+            self.km.interrupt_kernel()
+        result = None
+        while True:
+            m = self.kc.get_iopub_msg(timeout=timeout)
+            if m["parent_header"].get("msg_id") != mid:
+                continue
+            if m["msg_type"] in ("execute_result", "error"):
+                result = m["content"]
+            if m["msg_type"] == "status" and m["content"]["execution_state"] == "idle":
+                break
+        while self.kc.get_shell_msg(timeout=timeout)["parent_header"].get("msg_id") != mid:
+            pass
+        return result
+
+    def pid(self):
+        return self.km.provisioner.process.pid
+
+    def restart(self):
+        self.kc.stop_channels()
+        self.km.restart_kernel(now=False)
+        self.start_client()
+
+    def shutdown(self):
+        self.kc.stop_channels()
+        self.km.shutdown_kernel(now=False)
+
+
+def check_interrupt_and_restart(shm):
+    k = Kernel()
+    try:
+        r = k.run('var a = SharedArrays.create(F64.TYPE, 1000); a.fill(1.0); a.handle()')
+        if len(left(shm)) != 1:
+            fail(f"expected the kernel's one array in {shm}, found {left(shm)}")
+        start = time.monotonic()
+        r = k.run("a.awaitChange(a.changeCount(), Duration.ofMinutes(5))", interrupt_after=1.0)
+        if r is None or "CancellationException" not in r.get("evalue", ""):
+            fail(f"an interrupted awaitChange should end in a CancellationException, got {r}")
+        r = k.run("while (true) { a.fill(2.0); }", interrupt_after=1.0)
+        if r is None or r.get("ename") is None:
+            fail(f"an interrupted loop should end in an error, got {r}")
+        took = time.monotonic() - start
+        r = k.run("NDArrays.zeros(F64.TYPE, 2, 3, 4)")
+        if "image/png" in r["data"] or "[[[0. 0. 0. 0.]" not in r["data"]["text/plain"]:
+            fail(f"a 3-D array shows as text only, got {r}")
+        r = k.run("a.sum()")
+        if r["data"]["text/plain"] != "2000.0":
+            fail(f"after the interrupts the kernel should still hold the array, a.sum() gave {r}")
+        old = k.pid()
+        k.restart()
+        if left(shm):
+            fail(f"a kernel restart left {left(shm)} in {shm}")
+        if k.pid() == old:
+            fail("the restart did not start a new kernel process")
+        k.run('var b = SharedArrays.create(I32.TYPE, 10, 10); var c = ArrayQueue.create(4); b.handle()')
+        if len(left(shm)) != 2:
+            fail(f"expected the new kernel's array and queue in {shm}, found {left(shm)}")
+    finally:
+        k.shutdown()
+    if left(shm):
+        fail(f"a kernel shutdown left {left(shm)} in {shm}")
+    return took
+
+
+def check_failing_cell(tmp):
+    """bin/notebook --execute: exit status 1 when a cell fails, the executed notebook written with the error."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": KERNEL, "display_name": "Java (shared-arrays)", "language": "java"}
+    nb.cells = [nbformat.v4.new_code_cell('var n = SharedArrays.create(F64.TYPE, 8); n.handle() // a comment'),
+                nbformat.v4.new_code_cell('// only a comment\n'),
+                nbformat.v4.new_code_cell('Integer.parseInt("not a number")'),
+                nbformat.v4.new_code_cell('"not reached"')]
+    src, dst = tmp / "failing.ipynb", tmp / "failing.out.ipynb"
+    nbformat.write(nb, src)
+    rc = subprocess.run([sys.executable, str(ROOT / "notebook" / "execute.py"), str(src), str(dst)],
+                        stderr=subprocess.DEVNULL).returncode
+    out = nbformat.read(dst, as_version=4)
+    errors = [o for o in out.cells[2].outputs if o.output_type == "error"]
+    if rc != 1 or not errors or "NumberFormatException" not in errors[0].evalue or out.cells[3].outputs:
+        fail(f"a failing cell: exit status {rc} (want 1), outputs {[c.outputs for c in out.cells]}")
+    if "shm://" not in out.cells[0].outputs[0].data["text/plain"] or out.cells[1].outputs:
+        fail(f"a cell ending in a comment, and one of a comment alone: {out.cells[0].outputs}, {out.cells[1].outputs}")
+
+
+ORPHAN = """
+import os
+from jupyter_client.manager import KernelManager
+km = KernelManager(kernel_name="sharedarrays-java")
+km.start_kernel()
+kc = km.client()
+kc.start_channels()
+kc.wait_for_ready(timeout=60)
+kc.execute_interactive('var a = SharedArrays.create(F64.TYPE, 100); a.handle()', timeout=60, output_hook=lambda m: None)
+with open(os.environ["KERNEL_PID_FILE"], "w") as f:
+    f.write(str(km.provisioner.process.pid))
+os.kill(os.getpid(), 9)
+"""
+
+
+def check_orphan(shm):
+    """A kernel whose Jupyter process is killed exits by itself, through the shutdown hook."""
+    with tempfile.TemporaryDirectory() as tmp:
+        pid_file = Path(tmp) / "kernel.pid"
+        # no pipes: the kernel inherits them and would keep them open after its parent died
+        subprocess.run([sys.executable, "-c", ORPHAN], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       env={**os.environ, "KERNEL_PID_FILE": str(pid_file)})
+        kernel = int(pid_file.read_text())
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(kernel, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(kernel, 9)
+        fail(f"the kernel {kernel} still ran 10 s after its Jupyter process was killed")
+    if left(shm):
+        fail(f"a kernel orphaned by a killed Jupyter process left {left(shm)} in {shm}")
+
+
+def main():
+    start = time.monotonic()
+    shm = Path(tempfile.mkdtemp(prefix="sa-notebook-check-", dir="/dev/shm"))
+    os.environ["SHARED_ARRAYS_DIR"] = str(shm)
+    try:
+        checks = [("numpy_habits.ipynb", check_numpy), ("watch_a_peer.ipynb", check_watch),
+                  ("stream_through_a_queue.ipynb", check_stream)]
+        heatmap = None
+        for name, check in checks:
+            nb, took = execute(name)
+            if left(shm):
+                fail(f"{name}: the kernel's end left {left(shm)} in {shm}")
+            heatmap = check(nb) or heatmap
+            print(f"notebook check: {name} ran in {took:.1f} s, outputs as expected, nothing left in the shm directory")
+        with tempfile.TemporaryDirectory() as tmp:
+            check_failing_cell(Path(tmp))
+        if left(shm):
+            fail(f"a kernel whose cell failed left {left(shm)} in {shm}")
+        print("notebook check: a failing cell makes --execute exit with 1 and leaves nothing")
+        took = check_interrupt_and_restart(shm)
+        print(f"notebook check: two interrupted cells ended in {took:.1f} s; a restart and a shutdown left nothing")
+        check_orphan(shm)
+        print("notebook check: a kernel whose Jupyter process was killed exited and left nothing")
+        (ROOT / "docs" / "notebook-heatmap.png").write_bytes(heatmap)
+        print(f"notebook check: done in {time.monotonic() - start:.1f} s; the heat map is in docs/notebook-heatmap.png")
+    finally:
+        shutil.rmtree(shm, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
