@@ -50,6 +50,15 @@ public final class MappedWords {
         return seen == expected && (boolean) LONG.compareAndSet(m, off, expected, value);
     }
 
+    /**
+     * {@link #cas} for a caller that has just loaded the word and found {@code expected}: that load
+     * stands for cas's own (the fault of either is delivered here, before the atomic).
+     */
+    public static boolean casLoaded(MemorySegment m, long off, long expected, long value) {
+        delivered();
+        return (boolean) LONG.compareAndSet(m, off, expected, value);
+    }
+
     public static boolean casInt(MemorySegment m, long off, int expected, int value) {
         int seen = (int) INT.getVolatile(m, off);
         delivered();
@@ -65,6 +74,14 @@ public final class MappedWords {
     public static int getAndAddInt(MemorySegment m, long off, int delta) {
         INT.getVolatile(m, off);
         delivered();
+        return (int) INT.getAndAdd(m, off, delta);
+    }
+
+    /**
+     * {@link #getAndAddInt} for a caller whose operation has just accessed the same page through
+     * this class: that access stands for the load (a page is truncated away whole).
+     */
+    public static int getAndAddIntSamePage(MemorySegment m, long off, int delta) {
         return (int) INT.getAndAdd(m, off, delta);
     }
 

@@ -238,7 +238,7 @@ public final class ArrayLock {
                     // the last hold: free the slot (a first reader meanwhile claims another one).
                     // Compare-and-set: never clear a slot another process took over meanwhile
                     MappedWords.cas(control, slotOffset(slotOf(s)), Proc.selfIdent(), 0L);
-                    Futex.bump(control, READER_SEQ_OFFSET, READER_WAITERS_OFFSET);
+                    Futex.bumpSamePage(control, READER_SEQ_OFFSET, READER_WAITERS_OFFSET);
                 }
             }
         } finally {
@@ -314,7 +314,7 @@ public final class ArrayLock {
         while (true) {
             long cur = (long) LONG_VH.getVolatile(c, WRITER_OFFSET);
             if (cur == 0) {
-                if (MappedWords.cas(c, WRITER_OFFSET, 0L, me)) {
+                if (MappedWords.casLoaded(c, WRITER_OFFSET, 0L, me)) {
                     break;
                 }
                 continue;
@@ -374,7 +374,7 @@ public final class ArrayLock {
 
     private static void releaseWriter(MemorySegment c) {
         MappedWords.cas(c, WRITER_OFFSET, Proc.selfIdent(), 0L);
-        Futex.bump(c, WRITER_SEQ_OFFSET, WRITER_WAITERS_OFFSET);
+        Futex.bumpSamePage(c, WRITER_SEQ_OFFSET, WRITER_WAITERS_OFFSET);
     }
 
     /** Returns the reader slot this process now holds. */
@@ -454,7 +454,7 @@ public final class ArrayLock {
         for (int pass = 0; pass < (mustHave ? 1_000_000 : 2); pass++) {
             for (int i = 0; i < READER_SLOTS; i++) {
                 long r = (long) LONG_VH.getVolatile(c, slotOffset(i));
-                if (r == 0 && MappedWords.cas(c, slotOffset(i), 0L, me)) {
+                if (r == 0 && MappedWords.casLoaded(c, slotOffset(i), 0L, me)) {
                     return i;
                 }
                 if (pass == 1 && r != 0 && !Proc.identAlive(r) && MappedWords.cas(c, slotOffset(i), r, me)) {

@@ -46,6 +46,12 @@ final class Futex {
         wake(m, wordOffset, waitersOffset);
     }
 
+    /** {@link #bump} right after an access of the same page through {@link MappedWords} (a lock's release). */
+    static void bumpSamePage(MemorySegment m, long wordOffset, long waitersOffset) {
+        MappedWords.getAndAddIntSamePage(m, wordOffset, 1);
+        wake(m, wordOffset, waitersOffset);
+    }
+
     /** Wakes every sleeper on a word its changer has already changed (no FUTEX_WAKE if none sleeps). */
     static void wake(MemorySegment m, long wordOffset, long waitersOffset) {
         if ((int) INT_VH.getVolatile(m, waitersOffset) != 0) {

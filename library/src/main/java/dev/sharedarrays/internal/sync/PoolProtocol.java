@@ -88,7 +88,7 @@ public final class PoolProtocol {
         for (int k = 0; k < slots; k++) {
             int i = (int) Math.floorMod((long) start + k, (long) slots);
             long off = ownerOffset(i);
-            if ((long) LONG_VH.getVolatile(control, off) == 0 && MappedWords.cas(control, off, 0L, ident)) {
+            if ((long) LONG_VH.getVolatile(control, off) == 0 && MappedWords.casLoaded(control, off, 0L, ident)) {
                 return i;
             }
         }

@@ -52,7 +52,7 @@ final class ProcessMutex {
     static long lock(MemorySegment m, long off, Wait wait) {
         long me = Proc.selfIdent();
         for (int i = 0; i < TRY_SPINS; i++) {
-            if ((long) LONG_VH.getVolatile(m, off) == 0 && MappedWords.cas(m, off, 0L, me)) {
+            if ((long) LONG_VH.getVolatile(m, off) == 0 && MappedWords.casLoaded(m, off, 0L, me)) {
                 return 0;
             }
             Thread.onSpinWait();
