@@ -91,18 +91,24 @@ public final class LaneSort {
         };
     }
 
-    /** Sorts the n elements of lane with the native sort: NaNs moved past it, unsigned values flipped. */
+    /**
+     * Sorts the n elements of lane with the native sort: NaNs moved past it and -0.0 counted as
+     * 0.0 before (its min/max networks lose values around a NaN and may turn -0.0 and 0.0 into
+     * two of one), the -0.0s put back first among the zeros after; unsigned values flipped.
+     */
     private static void sortInPlace(ElementType t, int type, MemorySegment lane, int n) {
         switch (t) {
             case F64 -> {
-                int m = nansLastF64(lane, n);
+                long kept = nansLastF64(lane, n);
+                int m = (int) kept;
                 JdkSimdSort.sort(lane, type, 0, m);
-                negativeZerosFirstF64(lane, m);
+                negativeZerosFirstF64(lane, m, (int) (kept >>> 32));
             }
             case F32 -> {
-                int m = nansLastF32(lane, n);
+                long kept = nansLastF32(lane, n);
+                int m = (int) kept;
                 JdkSimdSort.sort(lane, type, 0, m);
-                negativeZerosFirstF32(lane, m);
+                negativeZerosFirstF32(lane, m, (int) (kept >>> 32));
             }
             case U64 -> {
                 flipLongs(lane, n);
@@ -118,60 +124,74 @@ public final class LaneSort {
         }
     }
 
-    /** Moves the NaNs of lane to its end (payloads kept), returning how many elements are not NaN. */
-    private static int nansLastF64(MemorySegment lane, int n) {
+    /**
+     * Moves the NaNs of lane to its end and turns its -0.0s into 0.0: returns the count of
+     * elements that are not NaN in the low 32 bits and of the -0.0s in the high 32 bits.
+     */
+    private static long nansLastF64(MemorySegment lane, int n) {
         int first = 0;
-        // a branch-free pass per block finds the (usually absent) first NaN at memory speed
+        // a branch-free pass per block finds the (usually absent) first NaN or -0.0 at memory speed
         while (first < n) {
             int end = Math.min(n, first + Blocks.SIZE);
-            boolean nan = false;
+            boolean hit = false;
             for (int i = first; i < end; i++) {
-                double x = lane.getAtIndex(JAVA_DOUBLE, i);
-                nan |= x != x;
+                long x = lane.getAtIndex(JAVA_LONG, i);
+                hit |= (x & Long.MAX_VALUE) > 0x7ff0000000000000L | x == Long.MIN_VALUE;
             }
-            if (nan) {
+            if (hit) {
                 break;
             }
             first = end;
         }
         int high = n;
+        int negativeZeros = 0;
         for (int k = n; k > first; ) {
-            double x = lane.getAtIndex(JAVA_DOUBLE, --k);
-            if (x != x) {
-                lane.setAtIndex(JAVA_DOUBLE, k, lane.getAtIndex(JAVA_DOUBLE, --high));
-                lane.setAtIndex(JAVA_DOUBLE, high, x);
+            long x = lane.getAtIndex(JAVA_LONG, --k);
+            if (x == Long.MIN_VALUE) {
+                negativeZeros++;
+                lane.setAtIndex(JAVA_LONG, k, 0L);
+            } else if ((x & Long.MAX_VALUE) > 0x7ff0000000000000L) {
+                lane.setAtIndex(JAVA_LONG, k, lane.getAtIndex(JAVA_LONG, --high));
+                lane.setAtIndex(JAVA_LONG, high, x);
             }
         }
-        return high;
+        return (long) negativeZeros << 32 | high;
     }
 
-    private static int nansLastF32(MemorySegment lane, int n) {
+    private static long nansLastF32(MemorySegment lane, int n) {
         int first = 0;
         while (first < n) {
             int end = Math.min(n, first + Blocks.SIZE);
-            boolean nan = false;
+            boolean hit = false;
             for (int i = first; i < end; i++) {
-                float x = lane.getAtIndex(JAVA_FLOAT, i);
-                nan |= x != x;
+                int x = lane.getAtIndex(JAVA_INT, i);
+                hit |= (x & Integer.MAX_VALUE) > 0x7f800000 | x == Integer.MIN_VALUE;
             }
-            if (nan) {
+            if (hit) {
                 break;
             }
             first = end;
         }
         int high = n;
+        int negativeZeros = 0;
         for (int k = n; k > first; ) {
-            float x = lane.getAtIndex(JAVA_FLOAT, --k);
-            if (x != x) {
-                lane.setAtIndex(JAVA_FLOAT, k, lane.getAtIndex(JAVA_FLOAT, --high));
-                lane.setAtIndex(JAVA_FLOAT, high, x);
+            int x = lane.getAtIndex(JAVA_INT, --k);
+            if (x == Integer.MIN_VALUE) {
+                negativeZeros++;
+                lane.setAtIndex(JAVA_INT, k, 0);
+            } else if ((x & Integer.MAX_VALUE) > 0x7f800000) {
+                lane.setAtIndex(JAVA_INT, k, lane.getAtIndex(JAVA_INT, --high));
+                lane.setAtIndex(JAVA_INT, high, x);
             }
         }
-        return high;
+        return (long) negativeZeros << 32 | high;
     }
 
-    /** In the sorted, NaN-free first m elements, puts the run of zeros' -0.0s before its 0.0s. */
-    private static void negativeZerosFirstF64(MemorySegment lane, int m) {
+    /** In the sorted, NaN-free first m elements, makes the first {@code negative} of the zeros -0.0. */
+    private static void negativeZerosFirstF64(MemorySegment lane, int m, int negative) {
+        if (negative == 0) {
+            return;
+        }
         int lo = 0;
         int hi = m;
         while (lo < hi) { // the first element not below zero
@@ -182,17 +202,15 @@ public final class LaneSort {
                 hi = mid;
             }
         }
-        int end = lo;
-        int negative = 0;
-        for (; end < m && lane.getAtIndex(JAVA_DOUBLE, end) == 0.0; end++) {
-            negative += (int) (Double.doubleToRawLongBits(lane.getAtIndex(JAVA_DOUBLE, end)) >>> 63);
-        }
-        for (int i = lo; i < end; i++) {
-            lane.setAtIndex(JAVA_DOUBLE, i, i < lo + negative ? -0.0 : 0.0);
+        for (int i = lo; i < lo + negative; i++) {
+            lane.setAtIndex(JAVA_LONG, i, Long.MIN_VALUE);
         }
     }
 
-    private static void negativeZerosFirstF32(MemorySegment lane, int m) {
+    private static void negativeZerosFirstF32(MemorySegment lane, int m, int negative) {
+        if (negative == 0) {
+            return;
+        }
         int lo = 0;
         int hi = m;
         while (lo < hi) {
@@ -203,13 +221,8 @@ public final class LaneSort {
                 hi = mid;
             }
         }
-        int end = lo;
-        int negative = 0;
-        for (; end < m && lane.getAtIndex(JAVA_FLOAT, end) == 0.0f; end++) {
-            negative += Float.floatToRawIntBits(lane.getAtIndex(JAVA_FLOAT, end)) >>> 31;
-        }
-        for (int i = lo; i < end; i++) {
-            lane.setAtIndex(JAVA_FLOAT, i, i < lo + negative ? -0.0f : 0.0f);
+        for (int i = lo; i < lo + negative; i++) {
+            lane.setAtIndex(JAVA_INT, i, Integer.MIN_VALUE);
         }
     }
 

@@ -26,8 +26,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * {@code avx512_sort(void *array, int elemType, int from, int to)}: Linux x86_64 JDK 22 to 25
  * (later JDKs export other entry points), a CPU and kernel with AVX-512F/DQ, and a self-check on
  * a small array at first use. Anywhere else {@link #available()} is false and callers sort on
- * the heap. The entry point must not see a NaN (its min/max networks lose values around one);
- * it leaves -0.0 and 0.0 in any order.
+ * the heap. The entry point must not see a NaN or a -0.0: its min/max networks lose values
+ * around a NaN and may turn a -0.0 and a 0.0 into two of one.
  */
 public final class JdkSimdSort {
     /** The JVM's basic type codes ({@code classfile_constants.h}), which the entry point takes. */
@@ -51,7 +51,7 @@ public final class JdkSimdSort {
 
     /**
      * Sorts elements [from, to) of s (native, elements of the basic type elemType) ascending.
-     * Floats must hold no NaN.
+     * Floats must hold no NaN and no -0.0.
      */
     public static void sort(MemorySegment s, int elemType, int from, int to) {
         try {
