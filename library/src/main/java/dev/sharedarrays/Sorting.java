@@ -9,8 +9,9 @@ import dev.sharedarrays.internal.kernel.Op;
  * Sorting a {@link SharedNDArray} along one axis, as numpy's {@code a.sort(axis=-1)} (in place,
  * under the array's write lock) and {@code np.sort(a, axis=-1)} (a process-local copy). Ascending;
  * float NaNs sort last as in numpy (and -0.0 before 0.0); unsigned types by their unsigned value.
- * Each lane along the axis is sorted in a Java heap array, so an axis holds at most
- * {@code Integer.MAX_VALUE - 8} elements.
+ * One thread: a contiguous lane of 32- or 64-bit elements is sorted where it lies by the JDK's
+ * AVX-512 quicksort on CPUs that have it (Linux x86_64, JDK 22-25), any other lane in a Java heap
+ * array; either way an axis holds at most {@code Integer.MAX_VALUE - 8} elements.
  *
  * @param <T> the element type marker
  */
