@@ -35,7 +35,7 @@ public sealed interface Sorting<T extends DType<T>> permits SharedNDArray {
     default void sort(int axis) {
         SharedNDArray<T> a = self();
         AxisReduction.outShape(a.layout().shape(), axis);
-        a.locks().write(() -> LaneSort.sort(a.type(), a.mem(), a.layout(), axis));
+        a.locks().write(() -> LaneSort.sort(a.type(), a.mem(), a.layout(), axis, a.segment().mayShrink()));
     }
 
     /** A process-local copy sorted along the last axis. */
@@ -57,7 +57,7 @@ public sealed interface Sorting<T extends DType<T>> permits SharedNDArray {
             Loops.binary(a.type(), Op.ASSIGN, copy.mem(), copy.layout(), a.mem(), a.layout());
             return copy;
         });
-        LaneSort.sort(out.type(), out.mem(), out.layout(), axis);
+        LaneSort.sort(out.type(), out.mem(), out.layout(), axis, false);
         return out;
     }
 }

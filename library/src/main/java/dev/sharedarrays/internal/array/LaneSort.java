@@ -2,6 +2,7 @@ package dev.sharedarrays.internal.array;
 
 import dev.sharedarrays.internal.kernel.ElementType;
 import dev.sharedarrays.internal.os.JdkSimdSort;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
@@ -14,9 +15,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * Sorts every lane of one axis in place, ascending. A contiguous lane of 32- or 64-bit elements
  * is sorted where it lies by the JDK's AVX-512 quicksort ({@link JdkSimdSort}) where that is
  * available; any other lane is copied to a heap array, sorted with {@link Arrays#sort} and
- * copied back. Floats
- * order as numpy's sort does: NaNs last (and -0.0 before 0.0, which numpy leaves in any order);
- * unsigned types by value (U64 past 2^63 too).
+ * copied back. Floats order as numpy's sort does: NaNs last (and -0.0 before 0.0, which numpy
+ * leaves in any order); unsigned types by value (U64 past 2^63 too).
  */
 public final class LaneSort {
     /** The longest lane a Java array holds. */
@@ -26,11 +26,14 @@ public final class LaneSort {
     }
 
     /**
-     * Sorts the lanes of {@code axis} (checked) of layout l.
+     * Sorts the lanes of {@code axis} (checked) of layout l. If s {@code mayShrink} (a shm or file
+     * array another process could truncate), the native sort works on a process-local copy of
+     * each lane: a fault in native code would end the JVM, where one in Java code becomes a
+     * {@code SegmentTruncatedException}.
      *
      * @throws IllegalArgumentException if the axis is longer than {@link #MAX_LANE}
      */
-    public static void sort(ElementType t, MemorySegment s, StridedLayout l, int axis) {
+    public static void sort(ElementType t, MemorySegment s, StridedLayout l, int axis, boolean mayShrink) {
         Lanes lanes = Lanes.of(l, Lanes.axis(axis, l.ndim()));
         long len = lanes.length();
         if (len > MAX_LANE) {
@@ -42,11 +45,25 @@ public final class LaneSort {
         if (stride == 1 && s.isNative() && nativeType(t) != 0) {
             int type = nativeType(t);
             long size = t.itemSize();
-            lanes.rows((off, is, count) -> {
-                for (long j = 0; j < count; j++) {
-                    sortInPlace(t, type, s.asSlice((off + j * is) * size, n * size), n);
+            if (!mayShrink) {
+                lanes.rows((off, is, count) -> {
+                    for (long j = 0; j < count; j++) {
+                        sortInPlace(t, type, s.asSlice((off + j * is) * size, n * size), n);
+                    }
+                });
+            } else {
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment scratch = arena.allocate(n * size, 64);
+                    lanes.rows((off, is, count) -> {
+                        for (long j = 0; j < count; j++) {
+                            MemorySegment lane = s.asSlice((off + j * is) * size, n * size);
+                            scratch.copyFrom(lane);
+                            sortInPlace(t, type, scratch, n);
+                            lane.copyFrom(scratch);
+                        }
+                    });
                 }
-            });
+            }
         } else if (t.isFloatingPoint()) {
             double[] lane = new double[n];
             lanes.rows((off, is, count) -> {
