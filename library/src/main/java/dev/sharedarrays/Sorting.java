@@ -4,6 +4,8 @@ import dev.sharedarrays.internal.array.AxisReduction;
 import dev.sharedarrays.internal.array.LaneSort;
 import dev.sharedarrays.internal.array.Loops;
 import dev.sharedarrays.internal.kernel.Op;
+import java.lang.foreign.MemorySegment;
+import java.util.function.LongFunction;
 
 /**
  * Sorting a {@link SharedNDArray} along one axis, as numpy's {@code a.sort(axis=-1)} (in place,
@@ -35,7 +37,10 @@ public sealed interface Sorting<T extends DType<T>> permits SharedNDArray {
     default void sort(int axis) {
         SharedNDArray<T> a = self();
         AxisReduction.outShape(a.layout().shape(), axis);
-        a.locks().write(() -> LaneSort.sort(a.type(), a.mem(), a.layout(), axis, a.segment().mayShrink()));
+        // a shm or file array's lanes are sorted natively in process-local memory (see LaneSort)
+        LongFunction<MemorySegment> scratch = a.segment().mayShrink()
+                ? bytes -> Local.empty(U8.TYPE, new long[] {bytes}).mem() : null;
+        a.locks().write(() -> LaneSort.sort(a.type(), a.mem(), a.layout(), axis, scratch));
     }
 
     /** A process-local copy sorted along the last axis. */
@@ -57,7 +62,7 @@ public sealed interface Sorting<T extends DType<T>> permits SharedNDArray {
             Loops.binary(a.type(), Op.ASSIGN, copy.mem(), copy.layout(), a.mem(), a.layout());
             return copy;
         });
-        LaneSort.sort(out.type(), out.mem(), out.layout(), axis, false);
+        LaneSort.sort(out.type(), out.mem(), out.layout(), axis, null);
         return out;
     }
 }

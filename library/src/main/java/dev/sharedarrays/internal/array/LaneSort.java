@@ -2,9 +2,9 @@ package dev.sharedarrays.internal.array;
 
 import dev.sharedarrays.internal.kernel.ElementType;
 import dev.sharedarrays.internal.os.JdkSimdSort;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
+import java.util.function.LongFunction;
 
 import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
 import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
@@ -26,14 +26,14 @@ public final class LaneSort {
     }
 
     /**
-     * Sorts the lanes of {@code axis} (checked) of layout l. If s {@code mayShrink} (a shm or file
-     * array another process could truncate), the native sort works on a process-local copy of
-     * each lane: a fault in native code would end the JVM, where one in Java code becomes a
-     * {@code SegmentTruncatedException}.
+     * Sorts the lanes of {@code axis} (checked) of layout l. Given {@code scratch} (for a shm or
+     * file array, which another process could truncate), the native sort works on a copy of each
+     * lane in the native memory scratch gives (bytes, at most once per call): a fault inside native
+     * code would end the JVM, where one in Java's copies becomes a SegmentTruncatedException.
      *
      * @throws IllegalArgumentException if the axis is longer than {@link #MAX_LANE}
      */
-    public static void sort(ElementType t, MemorySegment s, StridedLayout l, int axis, boolean mayShrink) {
+    public static void sort(ElementType t, MemorySegment s, StridedLayout l, int axis, LongFunction<MemorySegment> scratch) {
         Lanes lanes = Lanes.of(l, Lanes.axis(axis, l.ndim()));
         long len = lanes.length();
         if (len > MAX_LANE) {
@@ -42,28 +42,23 @@ public final class LaneSort {
         }
         int n = (int) len;
         long stride = lanes.stride();
-        if (stride == 1 && s.isNative() && nativeType(t) != 0) {
-            int type = nativeType(t);
-            long size = t.itemSize();
-            if (!mayShrink) {
-                lanes.rows((off, is, count) -> {
-                    for (long j = 0; j < count; j++) {
-                        sortInPlace(t, type, s.asSlice((off + j * is) * size, n * size), n);
+        int type = stride == 1 ? nativeType(t) : 0;
+        long size = t.itemSize();
+        MemorySegment copy = type != 0 && scratch != null ? scratch.apply(n * size) : null;
+        // a heap segment (a small array, or a small scratch) goes the heap way
+        if (type != 0 && (copy == null ? s : copy).isNative()) {
+            lanes.rows((off, is, count) -> {
+                for (long j = 0; j < count; j++) {
+                    MemorySegment lane = s.asSlice((off + j * is) * size, n * size);
+                    if (copy == null) {
+                        sortInPlace(t, type, lane, n);
+                    } else {
+                        copy.copyFrom(lane);
+                        sortInPlace(t, type, copy, n);
+                        lane.copyFrom(copy);
                     }
-                });
-            } else {
-                try (Arena arena = Arena.ofConfined()) {
-                    MemorySegment scratch = arena.allocate(n * size, 64);
-                    lanes.rows((off, is, count) -> {
-                        for (long j = 0; j < count; j++) {
-                            MemorySegment lane = s.asSlice((off + j * is) * size, n * size);
-                            scratch.copyFrom(lane);
-                            sortInPlace(t, type, scratch, n);
-                            lane.copyFrom(scratch);
-                        }
-                    });
                 }
-            }
+            });
         } else if (t.isFloatingPoint()) {
             double[] lane = new double[n];
             lanes.rows((off, is, count) -> {

@@ -57,6 +57,21 @@ class LaneSortTest : FunSpec({
             }
         }
 
+        test("${dtype.name()}: a shm array (whose file may shrink) sorts through process-local memory, small and large") {
+            val rnd = SplittableRandom(200L + dtype.code())
+            for (n in listOf(1000, 100_003)) {
+                SharedArrays.createAny(dtype, longArrayOf(2, n.toLong()), CreateOptions.defaults().backend(Backend.SHM)).use { a ->
+                    val bits = LongArray(2 * n) { randomBits(dtype, rnd, true) }
+                    write(a, bits)
+                    a.sort()
+                    val got = read(a)
+                    for (r in 0 until 2) {
+                        same(dtype, got.copyOfRange(r * n, (r + 1) * n), reference(dtype, bits.copyOfRange(r * n, (r + 1) * n)))
+                    }
+                }
+            }
+        }
+
         test("${dtype.name()}: lanes of both axes of a matrix, contiguous and strided, sort alike") {
             val rnd = SplittableRandom(100L + dtype.code())
             val rows = 3
