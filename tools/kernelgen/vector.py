@@ -170,6 +170,57 @@ def vector_sum_double(t):
         }""", name=t.name)
 
 
+def vector_sum_strided_double(t):
+    """Rows a few elements apart (every other column, say) summed from whole contiguous vectors:
+    the lanes of each vector that hold row elements are the same every time, so the vectors add up
+    lane by lane and only those lanes are reduced; the others' values never reach them. The same
+    cache lines are read as by a strided loop, with a vector add per L elements instead of a scalar
+    add per element."""
+    return java("""
+        @Override
+        public boolean sumsStrided(ElementType t, long stride) {
+            return t == ElementType.$name && stride > 8 && stride % 8 == 0 && D.length() % (stride / 8) == 0;
+        }
+
+        @Override
+        public double sumStrided(ElementType t, MemorySegment s, long off, long stride, long n) {
+            long step = D.vectorByteSize();
+            long keep = 0;
+            for (int lane = 0; lane < D.length(); lane += (int) (stride / 8)) {
+                keep |= 1L << lane;
+            }
+            VectorMask<Double> lanes = VectorMask.fromLong(D, keep);
+            double total = 0;
+            double comp = 0;
+            long i = 0;
+            while (i < n) {
+                long m = Math.min(4096, n - i);
+                long start = off + i * stride;
+                // whole vectors up to the block's last element, never past it
+                long end = start + (m - 1) * stride + 8 - 2 * step;
+                long o = start;
+                DoubleVector s0 = DoubleVector.zero(D);
+                DoubleVector s1 = DoubleVector.zero(D);
+                for (; o <= end; o += 2 * step) {
+                    s0 = s0.add(DoubleVector.fromMemorySegment(D, s, o, LE));
+                    s1 = s1.add(DoubleVector.fromMemorySegment(D, s, o + step, LE));
+                }
+                double block = s0.add(s1).reduceLanes(VectorOperators.ADD, lanes);
+                long done = (o - start) / stride;
+                if (done < m) {
+                    block += ScalarKernels.sumFloat(ElementType.$name, s, start + done * stride, stride, m - done);
+                }
+                double sum = total + block;
+                if (Double.isFinite(sum)) {
+                    comp += Math.abs(total) >= Math.abs(block) ? (total - sum) + block : (block - sum) + total;
+                }
+                total = sum;
+                i += m;
+            }
+            return total + comp;
+        }""", name=t.name)
+
+
 def vector_sum_float(t):
     """Floats are summed in double lanes, as the scalar loop does."""
     return java("""
@@ -289,6 +340,7 @@ VECTOR_IMPORTS = [
     "import jdk.incubator.vector.FloatVector;",
     "import jdk.incubator.vector.IntVector;",
     "import jdk.incubator.vector.LongVector;",
+    "import jdk.incubator.vector.VectorMask;",
     "import jdk.incubator.vector.VectorOperators;",
     "import jdk.incubator.vector.VectorShape;",
     "import jdk.incubator.vector.VectorSpecies;",
@@ -317,6 +369,7 @@ def vector_kernels(types, ops):
     for ts, _, _ in float_red:
         t = ts[0]
         members += [vector_sum_double(t) if t.jtype == "double" else vector_sum_float(t)]
+    members += [vector_sum_strided_double(ts[0]) for ts, _, _ in float_red if ts[0].jtype == "double"]
     members += [vector_minmax_float(ts[0], op) for ts, _, _ in float_red for op in ("MIN", "MAX")]
     members += [vector_reduce(int_red, "long")]
     members += [vector_reduce_int_loop(ts[0], op) for ts, _, _ in int_red for op in REDUCTIONS]

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit
  */
 class TruncationTest : FunSpec({
     val bulk = setOf("sum", "addScalar", "fill", "addArray", "mulArray", "toLongArray", "copyFrom", "max", "lockWrite",
-        "toString")
+        "toString", "sort")
 
     fun results(line: String): Map<String, String> =
         line.split(" ").associate { it.substringBefore("=") to it.substringAfter("=") }

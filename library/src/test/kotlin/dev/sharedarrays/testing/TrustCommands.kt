@@ -115,6 +115,7 @@ object TrustCommands {
             "getAndAdd" to { a.getAndAdd(n - 1, 1) },
             "lockWrite" to { a.lockWrite().close() },
             "toString" to { a.toString() },
+            "sort" to { a.sort() },
         )
     }
 

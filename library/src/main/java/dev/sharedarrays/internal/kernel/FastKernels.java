@@ -3,9 +3,9 @@ package dev.sharedarrays.internal.kernel;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Optional SIMD loops for contiguous rows (stride == item size). Callers ask {@link #handles}
- * first and use {@link ScalarKernels} for anything it does not handle; each method finishes its
- * row itself (the tail past the last whole vector goes to the scalar loop).
+ * Optional SIMD loops for contiguous rows (stride == item size), and sums of rows a few elements
+ * apart. Callers ask {@link #handles} or {@link #sumsStrided} first and use {@link ScalarKernels}
+ * for anything it does not handle; each method finishes its row itself (the tail past the last whole vector goes to the scalar loop).
  */
 interface FastKernels {
     /** True if this implementation has a loop for op on rows of t. */
@@ -18,4 +18,10 @@ interface FastKernels {
     double reduceFloat(ElementType t, Op op, MemorySegment s, long off, long n);
 
     long reduceInt(ElementType t, Op op, MemorySegment s, long off, long n);
+
+    /** True if {@link #sumStrided} sums rows of t whose elements are stride bytes apart. */
+    boolean sumsStrided(ElementType t, long stride);
+
+    /** The SUM of a float row of t with elements stride bytes apart (a stride {@link #sumsStrided} takes). */
+    double sumStrided(ElementType t, MemorySegment s, long off, long stride, long n);
 }

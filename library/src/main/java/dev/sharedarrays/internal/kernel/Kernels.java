@@ -59,6 +59,9 @@ public final class Kernels {
         if (f != null) {
             return f.reduceFloat(t, op, s, off, n);
         }
+        if (op == Op.SUM && useVector && VECTOR.sumsStrided(t, stride)) {
+            return VECTOR.sumStrided(t, s, off, stride, n);
+        }
         return switch (op) {
             case SUM -> ScalarKernels.sumFloat(t, s, off, stride, n);
             case MIN -> ScalarKernels.minFloat(t, s, off, stride, n);

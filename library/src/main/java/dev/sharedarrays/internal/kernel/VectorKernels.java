@@ -7,6 +7,7 @@ import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.LongVector;
+import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
@@ -510,6 +511,50 @@ final class VectorKernels implements FastKernels {
         double r = a0.add(a1).reduceLanes(VectorOperators.ADD);
         long done = (o - off) / 4;
         return done < n ? r + ScalarKernels.sumFloat(ElementType.F32, s, o, 4, n - done) : r;
+    }
+
+    @Override
+    public boolean sumsStrided(ElementType t, long stride) {
+        return t == ElementType.F64 && stride > 8 && stride % 8 == 0 && D.length() % (stride / 8) == 0;
+    }
+
+    @Override
+    public double sumStrided(ElementType t, MemorySegment s, long off, long stride, long n) {
+        FaultMark.touch();
+        long step = D.vectorByteSize();
+        long keep = 0;
+        for (int lane = 0; lane < D.length(); lane += (int) (stride / 8)) {
+            keep |= 1L << lane;
+        }
+        VectorMask<Double> lanes = VectorMask.fromLong(D, keep);
+        double total = 0;
+        double comp = 0;
+        long i = 0;
+        while (i < n) {
+            long m = Math.min(4096, n - i);
+            long start = off + i * stride;
+            // whole vectors up to the block's last element, never past it
+            long end = start + (m - 1) * stride + 8 - 2 * step;
+            long o = start;
+            DoubleVector s0 = DoubleVector.zero(D);
+            DoubleVector s1 = DoubleVector.zero(D);
+            for (; o <= end; o += 2 * step) {
+                s0 = s0.add(DoubleVector.fromMemorySegment(D, s, o, LE));
+                s1 = s1.add(DoubleVector.fromMemorySegment(D, s, o + step, LE));
+            }
+            double block = s0.add(s1).reduceLanes(VectorOperators.ADD, lanes);
+            long done = (o - start) / stride;
+            if (done < m) {
+                block += ScalarKernels.sumFloat(ElementType.F64, s, start + done * stride, stride, m - done);
+            }
+            double sum = total + block;
+            if (Double.isFinite(sum)) {
+                comp += Math.abs(total) >= Math.abs(block) ? (total - sum) + block : (block - sum) + total;
+            }
+            total = sum;
+            i += m;
+        }
+        return total + comp;
     }
 
     private static double minD(MemorySegment s, long off, long n) {
