@@ -1,23 +1,42 @@
-"""numpy's side of HugeShmBenchmark: sum and a += b on the same two shared files
-(numpy.load(mmap_mode='r+')), then on heap copies. Prints "op.numpy ms" and "op.numpy_heap ms" lines."""
+"""numpy's side of HugeShmBenchmark: sum and a += b on the 4 KiB-page files (a4, b4) and the
+huge-page files (ah, bh), alternating call by call as the JVM side does, then on heap copies.
+Prints "numpy_small.op ms", "numpy_huge.op ms" and "numpy_heap.op ms" lines (medians)."""
 import sys
+import time
 
 import numpy as np
 
-from ops_bench import median_ms
 
-
-def measure(a, b, runs, suffix):
-    print("sum.%s %.3f" % (suffix, median_ms(lambda: a.sum(), runs)))
-    print("iadd.%s %.3f" % (suffix, median_ms(lambda: np.add(a, b, out=a), runs)))
+def timed(f):
+    t0 = time.perf_counter_ns()
+    f()
+    return (time.perf_counter_ns() - t0) / 1e6
 
 
 def main():
     runs = int(sys.argv[1])
-    a, b = (np.load(p, mmap_mode='r+') for p in sys.argv[2:4])
-    measure(a, b, runs, "numpy")
-    ha, hb = np.array(a), np.array(b)
-    measure(ha, hb, runs, "numpy_heap")
+    a4, b4, ah, bh = (np.load(p, mmap_mode='r+') for p in sys.argv[2:6])
+    sides = {"numpy_small": (a4, b4), "numpy_huge": (ah, bh)}
+    t = {}
+    for i in range(runs + 1):
+        order = ["numpy_small", "numpy_huge"] if i % 2 == 0 else ["numpy_huge", "numpy_small"]
+        for side in order:
+            a, b = sides[side]
+            s = timed(lambda: a.sum())
+            d = timed(lambda: np.add(a, b, out=a))
+            if i > 0:
+                t.setdefault(side + ".sum", []).append(s)
+                t.setdefault(side + ".iadd", []).append(d)
+    ha, hb = np.array(a4), np.array(b4)
+    for i in range(runs + 1):
+        s = timed(lambda: ha.sum())
+        d = timed(lambda: np.add(ha, hb, out=ha))
+        if i > 0:
+            t.setdefault("numpy_heap.sum", []).append(s)
+            t.setdefault("numpy_heap.iadd", []).append(d)
+    for k, v in t.items():
+        v.sort()
+        print("%s %.3f" % (k, v[len(v) // 2]))
 
 
 if __name__ == "__main__":

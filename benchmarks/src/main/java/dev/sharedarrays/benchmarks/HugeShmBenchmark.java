@@ -1,6 +1,5 @@
 package dev.sharedarrays.benchmarks;
 
-import dev.sharedarrays.Backend;
 import dev.sharedarrays.CreateOptions;
 import dev.sharedarrays.F64;
 import dev.sharedarrays.SharedArrays;
@@ -19,14 +18,15 @@ import java.util.Map;
  * Shared arrays in 4 KiB pages (/dev/shm here) against a tmpfs mounted {@code huge=within_size}
  * as {@code SHARED_ARRAYS_DIR}: sum and {@code a += b} over two arrays of {@code --gib} GiB each,
  * ours and numpy on the very same files, and numpy on its own heap (transparent huge pages) for
- * reference. Each directory is measured by a child JVM started with {@code SHARED_ARRAYS_DIR}
- * set, directories alternating from round to round. Without {@code --dir}, as root, it mounts
+ * reference. The arrays are files on each tmpfs (the same backend on both sides: what
+ * {@code SHARED_ARRAYS_DIR} gives shm arrays), timed call by call alternating between the two
+ * directories, so that the noise of a shared machine falls on both. Without {@code --dir}, as
+ * root, it mounts
  * such a tmpfs for the run and unmounts it after. A program, not a test:
  * {@code bin/bench hugeshm [--gib 1] [--runs 7] [--rounds 3] [--dir DIR]}.
  */
 public final class HugeShmBenchmark {
     private static final String[] OPS = {"sum", "iadd"};
-    private static final String[] KEYS = {"ours", "numpy", "numpy_heap"};
 
     private HugeShmBenchmark() {
     }
@@ -36,14 +36,12 @@ public final class HugeShmBenchmark {
         int runs = 7;
         int rounds = 3;
         Path dir = null;
-        boolean measure = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--gib" -> gib = Double.parseDouble(args[++i]);
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--dir" -> dir = Path.of(args[++i]);
-                case "--measure" -> measure = true;
                 default -> {
                     System.err.println("usage: HugeShmBenchmark [--gib 1] [--runs 7] [--rounds 3] [--dir DIR]");
                     System.exit(2);
@@ -51,10 +49,6 @@ public final class HugeShmBenchmark {
             }
         }
         long n = (long) (gib * (1L << 30)) / 8;
-        if (measure) {
-            measure(n, runs);
-            return;
-        }
         Path mounted = null;
         if (dir == null) {
             mounted = Files.createTempDirectory("sa-huge-");
@@ -81,83 +75,83 @@ public final class HugeShmBenchmark {
 
     private static void run(Path huge, double gib, long n, int runs, int rounds) throws Exception {
         Path small = SharedArrays.shmDirectory();
-        System.out.printf(Locale.ROOT, "shared-arrays huge-page shm: %s %s, %d cores; two f64 arrays of %.2f GiB; median of %d runs, "
-                + "%d rounds (directories alternating)%n", System.getProperty("java.vm.name"), Runtime.version(),
-                Runtime.getRuntime().availableProcessors(), gib, runs, rounds);
+        System.out.printf(Locale.ROOT, "shared-arrays huge-page shm: %s %s, %d cores; two f64 arrays of %.2f GiB per directory; "
+                + "%d rounds of %d calls, the directories alternating call by call%n", System.getProperty("java.vm.name"),
+                Runtime.version(), Runtime.getRuntime().availableProcessors(), gib, rounds, runs);
         System.out.println("4 KiB pages: " + small + " (" + mountOptions(small) + ")");
         System.out.println("huge pages:  " + huge + " (" + mountOptions(huge) + ")");
-        Map<String, List<Double>> all = new LinkedHashMap<>();
-        for (int round = 0; round < rounds; round++) {
-            Path[] order = round % 2 == 0 ? new Path[] {small, huge} : new Path[] {huge, small};
-            for (Path d : order) {
-                String side = d == small ? "small" : "huge";
-                String out = child(d, gib, runs);
-                for (String op : OPS) {
-                    for (String key : KEYS) {
-                        all.computeIfAbsent(side + "." + op + "." + key, k -> new ArrayList<>()).add(value(out, op + "." + key));
+        long pid = ProcessHandle.current().pid();
+        List<SharedNDArray<?>> all = new ArrayList<>();
+        try {
+            SharedNDArray<F64> a4 = create(all, small.resolve("sa-bench-4k-a-" + pid), n);
+            SharedNDArray<F64> b4 = create(all, small.resolve("sa-bench-4k-b-" + pid), n);
+            SharedNDArray<F64> ah = create(all, huge.resolve("sa-bench-huge-a-" + pid), n);
+            SharedNDArray<F64> bh = create(all, huge.resolve("sa-bench-huge-b-" + pid), n);
+            System.out.printf(Locale.ROOT, "mapped in 2 MiB pages (ShmemPmdMapped of a): 4 KiB dir %.0f MiB, huge dir %.0f MiB%n",
+                    pmdMappedKiB(a4.path().orElseThrow()) / 1024.0, pmdMappedKiB(ah.path().orElseThrow()) / 1024.0);
+            double[] sink = new double[1];
+            Map<String, List<Double>> t = new LinkedHashMap<>();
+            for (int round = 0; round < rounds; round++) {
+                for (int i = 0; i < runs + 1; i++) {
+                    boolean smallFirst = (i + round) % 2 == 0;
+                    for (int k = 0; k < 2; k++) {
+                        boolean isSmall = (k == 0) == smallFirst;
+                        SharedNDArray<F64> a = isSmall ? a4 : ah;
+                        SharedNDArray<F64> b = isSmall ? b4 : bh;
+                        String side = isSmall ? "small" : "huge";
+                        long t0 = System.nanoTime();
+                        sink[0] += a.sum();
+                        long t1 = System.nanoTime();
+                        a.add(b);
+                        long t2 = System.nanoTime();
+                        if (i > 0) { // the first call of a round warms up
+                            t.computeIfAbsent(side + ".sum", x -> new ArrayList<>()).add((t1 - t0) / 1e6);
+                            t.computeIfAbsent(side + ".iadd", x -> new ArrayList<>()).add((t2 - t1) / 1e6);
+                        }
                     }
                 }
-                all.computeIfAbsent(side + ".pmd", k -> new ArrayList<>()).add(value(out, "pmd_mapped_mib"));
+                String np = OpsBenchmark.run("hugeshm_bench.py", List.of(Integer.toString(runs)), List.of(a4, b4, ah, bh));
+                for (String line : np.split("\n")) {
+                    String[] f = line.strip().split(" ");
+                    if (f.length == 2) {
+                        t.computeIfAbsent(f[0], x -> new ArrayList<>()).add(Double.parseDouble(f[1]));
+                    }
+                }
             }
-        }
-        System.out.printf("%n%-34s %18s %18s %18s %18s%n", "ms (min-max over rounds)", "ours 4 KiB", "ours huge", "numpy 4 KiB",
-                "numpy huge");
-        for (String op : OPS) {
-            String name = op.equals("sum") ? "sum" : "a += b";
-            System.out.printf(Locale.ROOT, "%-34s %18s %18s %18s %18s%n", name, range(all.get("small." + op + ".ours")),
-                    range(all.get("huge." + op + ".ours")), range(all.get("small." + op + ".numpy")),
-                    range(all.get("huge." + op + ".numpy")));
-        }
-        System.out.printf("%n%-34s %18s %18s %18s%n", "ratio of medians over rounds", "ours huge/4 KiB", "ours huge/numpy huge",
-                "ours huge/numpy heap");
-        for (String op : OPS) {
-            String name = op.equals("sum") ? "sum" : "a += b";
-            double h = median(all.get("huge." + op + ".ours"));
-            double heap = median(concat(all.get("small." + op + ".numpy_heap"), all.get("huge." + op + ".numpy_heap")));
-            System.out.printf(Locale.ROOT, "%-34s %18.2f %18.2f %18.2f%n", name, h / median(all.get("small." + op + ".ours")),
-                    h / median(all.get("huge." + op + ".numpy")), h / heap);
-        }
-        System.out.printf(Locale.ROOT, "%nnumpy heap (its own copies, THP): sum %s ms, a += b %s ms%n",
-                range(concat(all.get("small.sum.numpy_heap"), all.get("huge.sum.numpy_heap"))),
-                range(concat(all.get("small.iadd.numpy_heap"), all.get("huge.iadd.numpy_heap"))));
-        System.out.printf(Locale.ROOT, "mapped in 2 MiB pages (ShmemPmdMapped of array a): 4 KiB dir %s MiB, huge dir %s MiB%n",
-                range(all.get("small.pmd")), range(all.get("huge.pmd")));
-    }
-
-    /** Measures in a child JVM whose SHARED_ARRAYS_DIR is dir; returns what it printed. */
-    private static String child(Path dir, double gib, int runs) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElse("java"));
-        cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "--add-modules", "jdk.incubator.vector", "-Xmx1g", "-cp",
-                System.getProperty("java.class.path"), HugeShmBenchmark.class.getName(), "--measure", "--gib", Double.toString(gib),
-                "--runs", Integer.toString(runs)));
-        ProcessBuilder pb = new ProcessBuilder(cmd);
-        pb.environment().put("SHARED_ARRAYS_DIR", dir.toString());
-        Process p = pb.redirectError(ProcessBuilder.Redirect.DISCARD).start(); // stderr: the Vector API's incubator note
-        String out = new String(p.getInputStream().readAllBytes());
-        if (p.waitFor() != 0) {
-            throw new IllegalStateException("measuring in " + dir + " failed: " + out);
-        }
-        return out;
-    }
-
-    /** The child: creates two arrays in SHARED_ARRAYS_DIR, times ours, then numpy on the same files and on its heap. */
-    private static void measure(long n, int runs) throws Exception {
-        CreateOptions shm = CreateOptions.defaults().backend(Backend.SHM);
-        try (SharedNDArray<F64> a = SharedArrays.create(F64.TYPE, new long[] {n}, shm);
-                SharedNDArray<F64> b = SharedArrays.create(F64.TYPE, new long[] {n}, shm)) {
-            a.fill(1.0);
-            b.fill(1e-9);
-            double[] sink = new double[1];
-            System.out.printf(Locale.ROOT, "sum.ours %.3f%n", OpsBenchmark.median(() -> sink[0] += a.sum(), runs));
-            System.out.printf(Locale.ROOT, "iadd.ours %.3f%n", OpsBenchmark.median(() -> a.add(b), runs));
-            System.out.printf(Locale.ROOT, "pmd_mapped_mib %.1f%n", pmdMappedKiB(a.path().orElseThrow()) / 1024.0);
-            String np = OpsBenchmark.run("hugeshm_bench.py", List.of(Integer.toString(runs)), List.of(a, b));
-            System.out.println(np);
+            System.out.printf("%n%-8s %-24s %-24s %8s %-24s %-24s %8s %-24s%n", "ms", "ours 4 KiB", "ours huge", "huge/4K",
+                    "numpy 4 KiB", "numpy huge", "huge/4K", "numpy heap (THP)");
+            for (String op : OPS) {
+                System.out.printf(Locale.ROOT, "%-8s %-24s %-24s %8.2f %-24s %-24s %8.2f %-24s%n", op.equals("sum") ? "sum" : "a += b",
+                        cell(t.get("small." + op)), cell(t.get("huge." + op)), median(t.get("huge." + op)) / median(t.get("small." + op)),
+                        cell(t.get("numpy_small." + op)), cell(t.get("numpy_huge." + op)),
+                        median(t.get("numpy_huge." + op)) / median(t.get("numpy_small." + op)), cell(t.get("numpy_heap." + op)));
+            }
+            System.out.printf(Locale.ROOT, "(median (min-max); ours: all calls, numpy: medians of %d per round)%n", runs);
+            System.out.printf(Locale.ROOT, "ours huge / numpy huge: sum %.2f, a += b %.2f; ours huge / numpy heap: sum %.2f, a += b %.2f;"
+                    + " ours 4 KiB / numpy heap: sum %.2f, a += b %.2f%n",
+                    median(t.get("huge.sum")) / median(t.get("numpy_huge.sum")), median(t.get("huge.iadd")) / median(t.get("numpy_huge.iadd")),
+                    median(t.get("huge.sum")) / median(t.get("numpy_heap.sum")), median(t.get("huge.iadd")) / median(t.get("numpy_heap.iadd")),
+                    median(t.get("small.sum")) / median(t.get("numpy_heap.sum")),
+                    median(t.get("small.iadd")) / median(t.get("numpy_heap.iadd")));
             if (sink[0] == 42) {
                 System.out.println();
             }
+        } finally {
+            all.forEach(SharedNDArray::close);
         }
+    }
+
+    private static SharedNDArray<F64> create(List<SharedNDArray<?>> all, Path file, long n) {
+        SharedNDArray<F64> a = SharedArrays.create(F64.TYPE, new long[] {n}, CreateOptions.defaults().file(file).persistent(false));
+        all.add(a);
+        a.fill(1e-9);
+        return a;
+    }
+
+    private static String cell(List<Double> v) {
+        double lo = v.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
+        double hi = v.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+        return String.format(Locale.ROOT, "%.1f (%.1f-%.1f)", median(v), lo, hi);
     }
 
     /** ShmemPmdMapped + FilePmdMapped of this process's mappings of file, from /proc/self/smaps (KiB). */
@@ -196,31 +190,9 @@ public final class HugeShmBenchmark {
         }
     }
 
-    /** The number after "key " on a line of the child's output. */
-    private static double value(String out, String key) {
-        for (String line : out.split("\n")) {
-            if (line.startsWith(key + " ")) {
-                return Double.parseDouble(line.substring(key.length() + 1).strip());
-            }
-        }
-        throw new IllegalStateException("no " + key + " in " + out);
-    }
-
-    private static List<Double> concat(List<Double> x, List<Double> y) {
-        List<Double> r = new ArrayList<>(x);
-        r.addAll(y);
-        return r;
-    }
-
     private static double median(List<Double> v) {
         double[] t = v.stream().mapToDouble(Double::doubleValue).toArray();
         Arrays.sort(t);
         return t.length % 2 == 1 ? t[t.length / 2] : (t[t.length / 2 - 1] + t[t.length / 2]) / 2;
-    }
-
-    private static String range(List<Double> v) {
-        double lo = v.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
-        double hi = v.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
-        return String.format(Locale.ROOT, "%.1f-%.1f", lo, hi);
     }
 }
