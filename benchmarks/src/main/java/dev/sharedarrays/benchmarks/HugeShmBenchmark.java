@@ -26,7 +26,11 @@ import java.util.Map;
  * {@code bin/bench hugeshm [--gib 1] [--runs 7] [--rounds 3] [--dir DIR]}.
  */
 public final class HugeShmBenchmark {
-    private static final String[] OPS = {"sum", "iadd"};
+    private static final String[] OPS = {"sum", "iadd", "column", "create"};
+    private static final String[] NAMES = {"sum", "a += b", "column sum (a as [n/512, 512], column 0: a 4 KiB stride)",
+        "create + fill(2.0) + close of a third array"};
+    /** Row length of the strided row: 512 f64 = 4 KiB, so each element of a column is on its own small page. */
+    private static final int ROW = 512;
 
     private HugeShmBenchmark() {
     }
@@ -52,7 +56,7 @@ public final class HugeShmBenchmark {
         Path mounted = null;
         if (dir == null) {
             mounted = Files.createTempDirectory("sa-huge-");
-            long mib = 2 * n * 8 / (1 << 20) + 512;
+            long mib = 3 * n * 8 / (1 << 20) + 512; // a, b and the created one
             int rc = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "huge=within_size,mode=0700,size=" + mib + "m", "tmpfs",
                     mounted.toString()).inheritIO().start().waitFor();
             if (rc != 0) {
@@ -99,14 +103,25 @@ public final class HugeShmBenchmark {
                         SharedNDArray<F64> a = isSmall ? a4 : ah;
                         SharedNDArray<F64> b = isSmall ? b4 : bh;
                         String side = isSmall ? "small" : "huge";
+                        SharedNDArray<F64> column = a.reshape(n / ROW, ROW).slice(1, 0, 1, 1);
+                        Path dir = isSmall ? small : huge;
                         long t0 = System.nanoTime();
                         sink[0] += a.sum();
                         long t1 = System.nanoTime();
                         a.add(b);
                         long t2 = System.nanoTime();
+                        sink[0] += column.sum();
+                        long t3 = System.nanoTime();
+                        try (SharedNDArray<F64> c = SharedArrays.create(F64.TYPE, new long[] {n},
+                                CreateOptions.defaults().file(dir.resolve("sa-bench-c-" + pid)).persistent(false))) {
+                            c.fill(2.0); // tmpfs zeroes a page at its first touch, not at fallocate
+                        }
+                        long t4 = System.nanoTime();
                         if (i > 0) { // the first call of a round warms up
                             t.computeIfAbsent(side + ".sum", x -> new ArrayList<>()).add((t1 - t0) / 1e6);
                             t.computeIfAbsent(side + ".iadd", x -> new ArrayList<>()).add((t2 - t1) / 1e6);
+                            t.computeIfAbsent(side + ".column", x -> new ArrayList<>()).add((t3 - t2) / 1e6);
+                            t.computeIfAbsent(side + ".create", x -> new ArrayList<>()).add((t4 - t3) / 1e6);
                         }
                     }
                 }
@@ -120,19 +135,21 @@ public final class HugeShmBenchmark {
             }
             System.out.printf("%n%-8s %-24s %-24s %8s %-24s %-24s %8s %-24s%n", "ms", "ours 4 KiB", "ours huge", "huge/4K",
                     "numpy 4 KiB", "numpy huge", "huge/4K", "numpy heap (THP)");
-            for (String op : OPS) {
-                System.out.printf(Locale.ROOT, "%-8s %-24s %-24s %8.2f %-24s %-24s %8.2f %-24s%n", op.equals("sum") ? "sum" : "a += b",
-                        cell(t.get("small." + op)), cell(t.get("huge." + op)), median(t.get("huge." + op)) / median(t.get("small." + op)),
-                        cell(t.get("numpy_small." + op)), cell(t.get("numpy_huge." + op)),
-                        median(t.get("numpy_huge." + op)) / median(t.get("numpy_small." + op)), cell(t.get("numpy_heap." + op)));
+            for (int o = 0; o < OPS.length; o++) {
+                String op = OPS[o];
+                boolean np = t.containsKey("numpy_small." + op);
+                System.out.printf(Locale.ROOT, "%s%n%-8s %-24s %-24s %8.2f %-24s %-24s %8s %-24s%n", NAMES[o], "", cell(t.get("small." + op)),
+                        cell(t.get("huge." + op)), median(t.get("huge." + op)) / median(t.get("small." + op)),
+                        np ? cell(t.get("numpy_small." + op)) : "-", np ? cell(t.get("numpy_huge." + op)) : "-",
+                        np ? String.format(Locale.ROOT, "%.2f", median(t.get("numpy_huge." + op)) / median(t.get("numpy_small." + op))) : "-",
+                        np ? cell(t.get("numpy_heap." + op)) : "-");
             }
             System.out.printf(Locale.ROOT, "(median (min-max); ours: all calls, numpy: medians of %d per round)%n", runs);
-            System.out.printf(Locale.ROOT, "ours huge / numpy huge: sum %.2f, a += b %.2f; ours huge / numpy heap: sum %.2f, a += b %.2f;"
-                    + " ours 4 KiB / numpy heap: sum %.2f, a += b %.2f%n",
-                    median(t.get("huge.sum")) / median(t.get("numpy_huge.sum")), median(t.get("huge.iadd")) / median(t.get("numpy_huge.iadd")),
-                    median(t.get("huge.sum")) / median(t.get("numpy_heap.sum")), median(t.get("huge.iadd")) / median(t.get("numpy_heap.iadd")),
-                    median(t.get("small.sum")) / median(t.get("numpy_heap.sum")),
-                    median(t.get("small.iadd")) / median(t.get("numpy_heap.iadd")));
+            System.out.printf(Locale.ROOT, "ours huge / numpy huge: sum %.2f, a += b %.2f, column %.2f; ours 4 KiB / numpy heap: sum %.2f,"
+                    + " a += b %.2f, column %.2f; ours huge / numpy heap: sum %.2f, a += b %.2f, column %.2f%n",
+                    ratio(t, "huge", "numpy_huge", "sum"), ratio(t, "huge", "numpy_huge", "iadd"), ratio(t, "huge", "numpy_huge", "column"),
+                    ratio(t, "small", "numpy_heap", "sum"), ratio(t, "small", "numpy_heap", "iadd"), ratio(t, "small", "numpy_heap", "column"),
+                    ratio(t, "huge", "numpy_heap", "sum"), ratio(t, "huge", "numpy_heap", "iadd"), ratio(t, "huge", "numpy_heap", "column"));
             if (sink[0] == 42) {
                 System.out.println();
             }
@@ -146,6 +163,10 @@ public final class HugeShmBenchmark {
         all.add(a);
         a.fill(1e-9);
         return a;
+    }
+
+    private static double ratio(Map<String, List<Double>> t, String x, String y, String op) {
+        return median(t.get(x + "." + op)) / median(t.get(y + "." + op));
     }
 
     private static String cell(List<Double> v) {
