@@ -1,7 +1,8 @@
-"""numpy's side of TemporariesBenchmark: each op called CALLS times in a row after WARMUPS calls,
+"""numpy's side of TemporariesBenchmark, driven op by op so that each op's numpy calls run right
+next to the JVM's: reads an op name per line on stdin, calls it WARMUPS + CALLS times in a row,
 its result held until the next call replaces it (c = a + b in a loop), on the same shared
-segments (numpy.load(mmap_mode='r+')). Prints one JSON object: per op, the ms of each call."""
-import json
+segments (numpy.load(mmap_mode='r+')), and prints the ms of the timed calls as one line. The
+first line printed is numpy's version."""
 import sys
 import time
 
@@ -34,9 +35,11 @@ def main():
         "cumsum": lambda: a.cumsum(),
         "copy": lambda: a.copy(),
     }
-    r = {k: times_ms(f, calls, warmups) for k, f in ops.items()}
-    r["numpy"] = np.__version__
-    print(json.dumps(r))
+    print(np.__version__, flush=True)
+    for line in sys.stdin:
+        op = line.strip()
+        if op:
+            print(" ".join("%.3f" % t for t in times_ms(ops[op], calls, warmups)), flush=True)
 
 
 if __name__ == "__main__":

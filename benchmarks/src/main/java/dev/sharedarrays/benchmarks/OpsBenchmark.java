@@ -174,15 +174,7 @@ public final class OpsBenchmark {
 
     /** Runs benchmarks/python/{@code name} with {@code args}, then the arrays' paths; returns what it printed. */
     static String run(String name, List<String> args, List<SharedNDArray<?>> arrays) throws IOException, InterruptedException {
-        Path script = null;
-        for (Path dir = Path.of("").toAbsolutePath(); dir != null && script == null; dir = dir.getParent()) {
-            if (Files.exists(dir.resolve("benchmarks/python/" + name))) {
-                script = dir.resolve("benchmarks/python/" + name);
-            }
-        }
-        if (script == null) {
-            throw new IllegalStateException("cannot find benchmarks/python/" + name + " above " + Path.of("").toAbsolutePath());
-        }
+        Path script = script(name);
         List<String> cmd = new ArrayList<>(List.of("python3", script.toString()));
         cmd.addAll(args);
         arrays.forEach(x -> cmd.add(x.path().orElseThrow().toString()));
@@ -192,5 +184,19 @@ public final class OpsBenchmark {
             throw new IllegalStateException("python3 " + script + " failed: " + out);
         }
         return out;
+    }
+
+    /** benchmarks/python/{@code name}, found from the working directory up. */
+    static Path script(String name) {
+        Path script = null;
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null && script == null; dir = dir.getParent()) {
+            if (Files.exists(dir.resolve("benchmarks/python/" + name))) {
+                script = dir.resolve("benchmarks/python/" + name);
+            }
+        }
+        if (script == null) {
+            throw new IllegalStateException("cannot find benchmarks/python/" + name + " above " + Path.of("").toAbsolutePath());
+        }
+        return script;
     }
 }

@@ -9,22 +9,26 @@ import dev.sharedarrays.F64;
 import dev.sharedarrays.Masks;
 import dev.sharedarrays.SharedArrays;
 import dev.sharedarrays.SharedNDArray;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
 import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * What an out-of-place temporary costs call after call: each op runs {@code --calls} times in a
  * row, its result kept in a variable until the next call replaces it (numpy's {@code c = a + b}
  * in a loop), and the table prints the 50th and 90th percentile of those calls against numpy
- * doing the same on the same shared data in the same run. A second pass closes each result
- * before the next call (explicit reuse). A program, not a test:
+ * doing the same on the same shared data right before (a python3 kept running, asked op by op).
+ * A second series closes each result before the next call (explicit reuse). A program, not a test:
  * {@code bin/bench temporaries [--calls 30] [--warmups 5] [--rounds 1]}.
  */
 public final class TemporariesBenchmark {
@@ -81,28 +85,33 @@ public final class TemporariesBenchmark {
                     () -> a.gt(0.5),
                     () -> a.cumsum(),
                     () -> a.copy());
-            for (int round = 0; round < rounds; round++) {
-                String np = OpsBenchmark.run("temporaries_bench.py", List.of(Integer.toString(calls), Integer.toString(warmups)),
-                        List.of(a, b, mask));
-                System.out.printf("%n%-36s %22s %22s %22s %16s%n", "", "results dropped", "results closed", "numpy", "p90 / numpy p90");
-                System.out.printf("%-36s %7s %7s %7s %7s %7s %7s %7s %7s %7s %8s %8s%n", "op (round " + (round + 1) + ", ms)", "p50",
-                        "p90", "max", "p50", "p90", "max", "p50", "p90", "max", "dropped", "closed");
-                double worst = 0;
-                double worstClosed = 0;
-                for (int i = 0; i < ops.size(); i++) {
-                    double[] ours = times(ops.get(i), calls, warmups, false);
-                    double[] closed = times(ops.get(i), calls, warmups, true);
-                    double[] theirs = numpy(np, rows[i][1]);
-                    double ratio = pct(ours, 90) / pct(theirs, 90);
-                    double ratioClosed = pct(closed, 90) / pct(theirs, 90);
-                    worst = Math.max(worst, ratio);
-                    worstClosed = Math.max(worstClosed, ratioClosed);
-                    System.out.printf(Locale.ROOT, "%-36s %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f %8.2f %8.2f%n", rows[i][0],
-                            pct(ours, 50), pct(ours, 90), max(ours), pct(closed, 50), pct(closed, 90), max(closed), pct(theirs, 50),
-                            pct(theirs, 90), max(theirs), ratio, ratioClosed);
+            Numpy np = Numpy.start(calls, warmups, List.of(a, b, mask));
+            try {
+                for (int round = 0; round < rounds; round++) {
+                    System.out.printf("%n%-36s %22s %22s %22s %16s%n", "", "results dropped", "results closed", "numpy",
+                            "p90 / numpy p90");
+                    System.out.printf("%-36s %7s %7s %7s %7s %7s %7s %7s %7s %7s %8s %8s%n", "op (round " + (round + 1) + ", ms)", "p50",
+                            "p90", "max", "p50", "p90", "max", "p50", "p90", "max", "dropped", "closed");
+                    double worst = 0;
+                    double worstClosed = 0;
+                    for (int i = 0; i < ops.size(); i++) {
+                        // numpy, then ours: each op's three series close together in time
+                        double[] theirs = np.times(rows[i][1]);
+                        double[] ours = times(ops.get(i), calls, warmups, false);
+                        double[] closed = times(ops.get(i), calls, warmups, true);
+                        double ratio = pct(ours, 90) / pct(theirs, 90);
+                        double ratioClosed = pct(closed, 90) / pct(theirs, 90);
+                        worst = Math.max(worst, ratio);
+                        worstClosed = Math.max(worstClosed, ratioClosed);
+                        System.out.printf(Locale.ROOT, "%-36s %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f %8.2f %8.2f%n",
+                                rows[i][0], pct(ours, 50), pct(ours, 90), max(ours), pct(closed, 50), pct(closed, 90), max(closed),
+                                pct(theirs, 50), pct(theirs, 90), max(theirs), ratio, ratioClosed);
+                    }
+                    System.out.printf(Locale.ROOT, "worst p90 ratio ours/numpy: %.2f with results dropped, %.2f closed (numpy %s)%n",
+                            worst, worstClosed, np.version);
                 }
-                System.out.printf(Locale.ROOT, "worst p90 ratio ours/numpy: %.2f with results dropped, %.2f closed (numpy %s)%n", worst,
-                        worstClosed, version(np));
+            } finally {
+                np.close();
             }
         } finally {
             all.forEach(SharedNDArray::close);
@@ -141,19 +150,46 @@ public final class TemporariesBenchmark {
         return sorted[Math.max(0, rank - 1)];
     }
 
-    private static double[] numpy(String json, String key) {
-        Matcher m = Pattern.compile("\"" + key + "\": \\[([^\\]]*)\\]").matcher(json);
-        if (!m.find()) {
-            throw new IllegalStateException("no " + key + " in " + json);
+    /** A python3 running benchmarks/python/temporaries_bench.py on the same segments, asked op by op. */
+    private record Numpy(Process process, BufferedReader out, Writer in, String version) implements AutoCloseable {
+        static Numpy start(int calls, int warmups, List<SharedNDArray<?>> arrays) throws IOException {
+            List<String> cmd = new ArrayList<>(List.of("python3", OpsBenchmark.script("temporaries_bench.py").toString(),
+                    Integer.toString(calls), Integer.toString(warmups)));
+            arrays.forEach(x -> cmd.add(x.path().orElseThrow().toString()));
+            Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+            String version = out.readLine();
+            if (version == null) {
+                throw new IllegalStateException("python3 " + cmd + " printed nothing");
+            }
+            return new Numpy(p, out, new OutputStreamWriter(p.getOutputStream(), StandardCharsets.UTF_8), version.strip());
         }
-        double[] t = Arrays.stream(m.group(1).split(",")).map(String::trim).mapToDouble(Double::parseDouble).toArray();
-        Arrays.sort(t);
-        return t;
-    }
 
-    private static String version(String json) {
-        Matcher v = Pattern.compile("\"numpy\": \"([^\"]*)\"").matcher(json);
-        return v.find() ? v.group(1) : "?";
+        /** Sorted ms of numpy's timed calls of op. */
+        double[] times(String op) throws IOException {
+            in.write(op + "\n");
+            in.flush();
+            String line = out.readLine();
+            if (line == null) {
+                throw new IllegalStateException("python3 ended before answering " + op);
+            }
+            double[] t = Arrays.stream(line.strip().split(" ")).mapToDouble(Double::parseDouble).toArray();
+            Arrays.sort(t);
+            return t;
+        }
+
+        @Override
+        public void close() throws IOException {
+            in.close();
+            try {
+                if (!process.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                process.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     private static <T extends SharedNDArray<?>> T add(List<SharedNDArray<?>> all, T a) {
