@@ -201,8 +201,8 @@ final class Doctor {
 
     /**
      * The mount that holds {@code dir} (an absolute, resolved path), from the text of
-     * /proc/mounts: the last entry whose mount point is dir or above it (the later of two mounts
-     * at one point hides the earlier); null if none.
+     * /proc/mounts: the entry with the longest mount point that is dir or above it (of two at one
+     * point, the later, which hides the earlier); null if none.
      */
     static Mount mountOf(String dir, String procMounts) {
         Mount best = null;

@@ -4,15 +4,15 @@ import dev.sharedarrays.internal.os.Libc;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.Cleaner;
 import java.util.ArrayDeque;
 import java.util.TreeMap;
-import java.lang.ref.Cleaner;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The memory of process-local arrays, which the garbage collector frees once no array, view or
- * data segment reaches it.
+ * data segment reaches it, or closing the array frees at once.
  *
  * <p>Small arrays live on the Java heap (a {@code long[]}, so every element type is aligned).
  * Larger ones are private anonymous mappings, in small pages unless {@link LocalHugePages} says
@@ -40,7 +40,7 @@ final class LocalMemory {
     private LocalMemory() {
     }
 
-    /** Memory of {@code size} bytes, freed when unreachable; zero-filled if {@code zeroed}, else of any content. */
+    /** Memory of {@code size} bytes, freed when unreachable or its arena is closed; zero-filled if {@code zeroed}, else of any content. */
     static Allocation allocate(long size, boolean zeroed) {
         if (size <= HEAP_MAX) {
             return new Allocation(MemorySegment.ofArray(new long[(int) ((size + 7) >>> 3)]).asSlice(0, size), null);
