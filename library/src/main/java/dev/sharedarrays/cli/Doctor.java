@@ -271,7 +271,7 @@ final class Doctor {
                     + "on large arrays, as numpy's own heap has)", "none needed");
         }
         return new Check(Status.OK, HUGE_PAGES, finding + ": shm arrays are in 4 KiB pages; large arrays pay per page "
-                + "(bin/bench hugeshm, 1 GiB: create + fill 2-4x, a 4 KiB-stride column sum ~1.7x the time on a huge-page tmpfs; "
+                + "(bin/bench hugeshm, 1 GiB: create + fill 4-6x, a 4 KiB-stride column sum ~1.7x the time on a huge-page tmpfs; "
                 + "sequential sum and a += b within the noise)", "for large arrays, a huge-page "
                 + "tmpfs: " + howTo);
     }
