@@ -20,8 +20,11 @@ public sealed interface Conversions<T extends DType<T>> permits SharedNDArray {
     /**
      * True for a process-local array or a view of one: results of out-of-place operations,
      * per-axis reductions, {@link #astype}, {@code copy()}, the factories and
-     * {@code SharedArrays.load(path)}. It has no file and nothing to close: the garbage collector
-     * frees it. Other processes cannot attach it; {@link #share()} copies it into one they can.
+     * {@code SharedArrays.load(path)}. It has no file, and closing it is optional: the garbage
+     * collector frees it, while {@code close()} (try-with-resources, Kotlin's {@code use}) gives
+     * a large array's memory back at once, so that a loop of large temporaries reuses it without
+     * waiting for a collection; its views and {@code data()} then fail cleanly. Other processes
+     * cannot attach it; {@link #share()} copies it into one they can.
      */
     default boolean isLocal() {
         return self().segment().isLocal();

@@ -5,7 +5,7 @@ import dev.sharedarrays.internal.backend.Backends;
 /**
  * Process-local arrays: the results of out-of-place operations, per-axis reductions, astype,
  * copy() and the factories. They live in anonymous memory that the garbage collector frees
- * once nothing reaches the array or its views; no file, nothing to close.
+ * once nothing reaches the array or its views; no file; close() frees at once (optional).
  */
 final class Local {
     private Local() {

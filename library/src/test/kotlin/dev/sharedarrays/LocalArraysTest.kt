@@ -81,6 +81,29 @@ class LocalArraysTest : FunSpec({
         i.transpose().astype(I16.TYPE).toLongArray().toList() shouldBe listOf(-1L, 4464L)
     }
 
+    test("close() frees a large temporary at once: the next one reuses its memory, what still refers to it fails cleanly") {
+        val a = NDArrays.full(F64.TYPE, 1.5, 2_000_000) // 16 MB: a mapping, not the heap
+        val c = a.plus(a)
+        val address = c.data().address()
+        val kept = c.data()
+        val view = c.slice(0, 0, 10, 1)
+        c.close()
+        shouldThrow<IllegalStateException> { kept.get(java.lang.foreign.ValueLayout.JAVA_DOUBLE, 0) }
+        shouldThrow<IllegalStateException> { view.getDouble(0) }
+        val d = a.times(2.0)
+        d.data().address() shouldBe address // no collection ran: only close() can have given it back
+        d.getDouble(1_999_999) shouldBe 3.0
+        // closed one by one, 200 temporaries never hold more than a, d and one of them
+        repeat(200) {
+            a.plus(a).use { t ->
+                t.getDouble(it.toLong()) shouldBe 3.0
+                (dev.sharedarrays.internal.backend.Backends.localBytes() <= 3 * 16_056_320L) shouldBe true
+            }
+        }
+        d.close()
+        a.close()
+    }
+
     test("zeros() reads zero though its memory is a cut of a freed, dirty mapping; other cuts keep their data") {
         val keep = ArrayList<SharedNDArray<F64>>()
         for (i in 0 until 120) {

@@ -167,6 +167,27 @@ public final class OpsBenchmark {
     }
 
     static Numpy numpy(String name, int runs, List<SharedNDArray<?>> arrays) throws IOException, InterruptedException {
+        String out = run(name, List.of(Integer.toString(runs)), arrays);
+        Matcher v = Pattern.compile("\"numpy\": \"([^\"]*)\"").matcher(out);
+        return new Numpy(out, v.find() ? v.group(1) : "?");
+    }
+
+    /** Runs benchmarks/python/{@code name} with {@code args}, then the arrays' paths; returns what it printed. */
+    static String run(String name, List<String> args, List<SharedNDArray<?>> arrays) throws IOException, InterruptedException {
+        Path script = script(name);
+        List<String> cmd = new ArrayList<>(List.of("python3", script.toString()));
+        cmd.addAll(args);
+        arrays.forEach(x -> cmd.add(x.path().orElseThrow().toString()));
+        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        String out = new String(p.getInputStream().readAllBytes()).trim();
+        if (p.waitFor() != 0) {
+            throw new IllegalStateException("python3 " + script + " failed: " + out);
+        }
+        return out;
+    }
+
+    /** benchmarks/python/{@code name}, found from the working directory up. */
+    static Path script(String name) {
         Path script = null;
         for (Path dir = Path.of("").toAbsolutePath(); dir != null && script == null; dir = dir.getParent()) {
             if (Files.exists(dir.resolve("benchmarks/python/" + name))) {
@@ -176,14 +197,6 @@ public final class OpsBenchmark {
         if (script == null) {
             throw new IllegalStateException("cannot find benchmarks/python/" + name + " above " + Path.of("").toAbsolutePath());
         }
-        List<String> cmd = new ArrayList<>(List.of("python3", script.toString(), Integer.toString(runs)));
-        arrays.forEach(x -> cmd.add(x.path().orElseThrow().toString()));
-        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        String out = new String(p.getInputStream().readAllBytes()).trim();
-        if (p.waitFor() != 0) {
-            throw new IllegalStateException("python3 " + script + " failed: " + out);
-        }
-        Matcher v = Pattern.compile("\"numpy\": \"([^\"]*)\"").matcher(out);
-        return new Numpy(out, v.find() ? v.group(1) : "?");
+        return script;
     }
 }

@@ -62,7 +62,7 @@ final class Doctor {
     /** Runs every check, prints its line and a summary; returns 1 if a check failed, else 0. */
     static int run(PrintStream out) {
         List<Check> checks = List.of(shmDirectory(), removeIpc(ROOT, Libc.geteuid()),
-                hugePages(read(ROOT.resolve("sys/kernel/mm/transparent_hugepage/shmem_enabled"))),
+                hugePages(read(ROOT.resolve("sys/kernel/mm/transparent_hugepage/shmem_enabled")), shmMount()),
                 fdLimit(read(ROOT.resolve("proc/self/limits"))), mapCount(), memfd());
         long failed = checks.stream().filter(c -> c.status() == Status.FAIL).count();
         long warned = checks.stream().filter(c -> c.status() == Status.WARN).count();
@@ -191,27 +191,89 @@ final class Doctor {
                 + "arrays in use included", fix);
     }
 
-    /** From the text of /sys/kernel/mm/transparent_hugepage/shmem_enabled (null: absent). */
-    static Check hugePages(String shmemEnabled) {
-        String fix = "echo within_size > /sys/kernel/mm/transparent_hugepage/shmem_enabled (or advise)";
-        if (shmemEnabled == null) {
-            return new Check(Status.OK, HUGE_PAGES, "this kernel has no transparent huge pages for shared memory", "none needed");
+    /** A line of /proc/mounts: where a file system is mounted, its type and options. */
+    record Mount(String point, String type, List<String> options) {
+        /** The tmpfs huge= option ("never" when absent, as the kernel defaults). */
+        String huge() {
+            return options.stream().filter(o -> o.startsWith("huge=")).map(o -> o.substring(5)).findFirst().orElse("never");
         }
-        String mode = shmemEnabled.strip();
-        int open = mode.indexOf('[');
-        int close = mode.indexOf(']');
-        if (open >= 0 && close > open) {
-            mode = mode.substring(open + 1, close);
+    }
+
+    /**
+     * The mount that holds {@code dir} (an absolute, resolved path), from the text of
+     * /proc/mounts: the entry with the longest mount point that is dir or above it (of two at one
+     * point, the later, which hides the earlier); null if none.
+     */
+    static Mount mountOf(String dir, String procMounts) {
+        Mount best = null;
+        if (procMounts == null) {
+            return null;
         }
-        String finding = "shmem_enabled=" + mode;
-        return switch (mode) {
-            case "always", "force" -> new Check(Status.WARN, HUGE_PAGES, finding + ": memfd arrays (and /dev/shm too with force) "
-                    + "are backed by 2 MiB pages, so every small array costs at least 2 MiB of memory", fix);
-            case "never", "deny" -> new Check(Status.OK, HUGE_PAGES, finding + ": 4 KiB pages, small arrays cost little",
-                    "for a few large arrays, within_size cuts TLB misses: " + fix);
-            default -> new Check(Status.OK, HUGE_PAGES, finding + ": huge pages only where they fit or are asked for",
-                    "none needed");
-        };
+        for (String line : procMounts.split("\n")) {
+            String[] f = line.split(" ");
+            if (f.length < 4) {
+                continue;
+            }
+            // the kernel writes a space, tab, newline or backslash in a mount point as an octal escape
+            String point = f[1].replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n").replace("\\134", "\\");
+            boolean holds = point.equals("/") || dir.equals(point) || dir.startsWith(point.endsWith("/") ? point : point + "/");
+            if (holds && (best == null || point.length() >= best.point().length())) {
+                best = new Mount(point, f[2], List.of(f[3].split(",")));
+            }
+        }
+        return best;
+    }
+
+    /** The mount of the shm directory, or null if it is unknown. */
+    private static Mount shmMount() {
+        try {
+            return mountOf(SharedArrays.shmDirectory().toRealPath().toString(), read(ROOT.resolve("proc/mounts")));
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /**
+     * From the text of /sys/kernel/mm/transparent_hugepage/shmem_enabled (null: absent), which
+     * rules memfd arrays (and every tmpfs with force or deny), and the mount of the shm directory
+     * (null: unknown), whose huge= option rules shm arrays.
+     */
+    static Check hugePages(String shmemEnabled, Mount shm) {
+        String howTo = "as root: mkdir -p /mnt/sa-huge && mount -t tmpfs -o huge=within_size,size=16g,mode=1777 tmpfs /mnt/sa-huge"
+                + " and export SHARED_ARRAYS_DIR=/mnt/sa-huge (every process of the array, numpy's included, uses the same files),"
+                + " or mount -o remount,huge=within_size /dev/shm; without root at run time: have such a tmpfs mounted "
+                + "beforehand (an fstab line, a systemd mount unit, or the container's start as root); huge=advise does not help "
+                + "(arrays are allocated at create, before any advice)";
+        String mode = null;
+        if (shmemEnabled != null) {
+            mode = shmemEnabled.strip();
+            int open = mode.indexOf('[');
+            int close = mode.indexOf(']');
+            if (open >= 0 && close > open) {
+                mode = mode.substring(open + 1, close);
+            }
+        }
+        String tmpfsHuge = shm == null || !shm.type().equals("tmpfs") ? null
+                : "force".equals(mode) ? "always" : "deny".equals(mode) ? "never" : shm.huge();
+        String dir = shm == null ? "the shm directory: mount unknown"
+                : "shm directory on " + shm.point() + " (" + shm.type() + (tmpfsHuge != null ? " huge=" + tmpfsHuge : "") + ")";
+        String memfd = mode == null ? "memfd: no shmem huge pages in this kernel" : "memfd: shmem_enabled=" + mode;
+        String finding = dir + ", " + memfd;
+        if ("always".equals(tmpfsHuge) || "always".equals(mode) || "force".equals(mode)) {
+            return new Check(Status.WARN, HUGE_PAGES, finding + ": " + ("always".equals(tmpfsHuge) ? "shm" : "memfd")
+                    + " arrays are backed by 2 MiB pages, so every small array costs at least 2 MiB of memory",
+                    "huge=within_size (mount -o remount,huge=within_size " + (shm != null ? shm.point() : "<dir>")
+                    + "; memfd: echo within_size > /sys/kernel/mm/transparent_hugepage/shmem_enabled) gives them only to arrays "
+                    + "of 2 MiB or more");
+        }
+        if ("within_size".equals(tmpfsHuge)) {
+            return new Check(Status.OK, HUGE_PAGES, finding + ": shm arrays of 2 MiB or more get 2 MiB pages (fewer TLB misses "
+                    + "on large arrays, as numpy's own heap has)", "none needed");
+        }
+        return new Check(Status.OK, HUGE_PAGES, finding + ": shm arrays are in 4 KiB pages; large arrays pay per page "
+                + "(bin/bench hugeshm, 1 GiB: create + fill 4-6x, a 4 KiB-stride column sum ~1.7x the time on a huge-page tmpfs; "
+                + "sequential sum and a += b within the noise)", "for large arrays, a huge-page "
+                + "tmpfs: " + howTo);
     }
 
     /** From the text of /proc/self/limits (null: unreadable). */

@@ -82,6 +82,26 @@ class DoctorTest : FunSpec({
         }
     }
 
+    test("a shm directory on a tmpfs mounted huge=within_size: doctor names the mount and says large arrays get 2 MiB pages") {
+        val mnt = scratchDir("doctor-huge")
+        val (rc, out) = sh("mount", "-t", "tmpfs", "-o", "size=64m,mode=0700,huge=within_size", "tmpfs", mnt.absolutePath)
+        if (rc != 0) {
+            println("SKIPPED huge-tmpfs doctor test: mounting a tmpfs is not permitted here: ${out.trim()}")
+            mnt.deleteRecursively()
+            return@test
+        }
+        try {
+            val line = doctor(mapOf("SHARED_ARRAYS_DIR" to mnt.absolutePath)).second.getValue(Doctor.HUGE_PAGES)
+            line shouldStartWith "ok"
+            line shouldContain "shm directory on ${mnt.canonicalPath} (tmpfs huge=within_size)"
+            line shouldContain "get 2 MiB pages"
+            doctor().second.getValue(Doctor.HUGE_PAGES) shouldNotContain mnt.canonicalPath
+        } finally {
+            sh("umount", mnt.absolutePath)
+            mnt.deleteRecursively()
+        }
+    }
+
     test("RemoveIPC: yes by default; logind.conf, then drop-ins by file name (the same name in /etc replaces /usr/lib); only [Login]") {
         val root = scratchDir("logind")
         fun write(path: String, text: String) = File(root, path).apply { parentFile.mkdirs(); writeText(text) }
@@ -115,12 +135,45 @@ class DoctorTest : FunSpec({
         }
     }
 
-    test("shmem huge pages: always/force warn (2 MiB per small array), the others are fine; a low fd limit warns") {
-        Doctor.hugePages("always within_size advise [never] deny force\n").status() shouldBe Doctor.Status.OK
-        Doctor.hugePages("[always] within_size advise never deny force\n").status() shouldBe Doctor.Status.WARN
-        Doctor.hugePages("always within_size advise never deny [force]\n").finding() shouldContain "2 MiB"
-        Doctor.hugePages("always [within_size] advise never deny force\n").status() shouldBe Doctor.Status.OK
-        Doctor.hugePages(null).status() shouldBe Doctor.Status.OK
+    test("shmem huge pages: the shm directory's tmpfs huge= option and memfd's shmem_enabled; always/force warn (2 MiB per small array), within_size is the way; a low fd limit warns") {
+        val mounts = "proc /proc proc rw,nosuid 0 0\n" +
+            "tmpfs /dev/shm tmpfs rw,relatime,size=24684084k 0 0\n" +
+            "tmpfs /mnt/sa\\040huge tmpfs rw,relatime,size=4194304k,huge=within_size 0 0\n" +
+            "tmpfs /mnt/sa tmpfs rw,huge=always 0 0\n" +
+            "/dev/vda / ext4 rw 0 0\n" +
+            "tmpfs /dev/shm tmpfs rw,huge=advise 0 0\n"
+        Doctor.mountOf("/mnt/sa huge/x", mounts) shouldBe Doctor.Mount("/mnt/sa huge", "tmpfs", listOf("rw", "relatime", "size=4194304k", "huge=within_size"))
+        Doctor.mountOf("/mnt/sa", mounts)!!.huge() shouldBe "always"
+        Doctor.mountOf("/mnt/sample", mounts)!!.point() shouldBe "/" // a prefix of the name is not a parent
+        Doctor.mountOf("/dev/shm", mounts)!!.huge() shouldBe "advise" // the later mount at one point hides the earlier
+        Doctor.mountOf("/home/x", mounts)!!.type() shouldBe "ext4"
+        Doctor.mountOf("/x", null) shouldBe null
+
+        val never = "always within_size advise [never] deny force\n"
+        val devShm = Doctor.mountOf("/dev/shm", "tmpfs /dev/shm tmpfs rw,relatime 0 0\n")
+        val small = Doctor.hugePages(never, devShm)
+        small.status() shouldBe Doctor.Status.OK
+        small.finding() shouldContain "shm directory on /dev/shm (tmpfs huge=never), memfd: shmem_enabled=never: shm arrays are in 4 KiB pages"
+        small.fix() shouldContain "mount -t tmpfs -o huge=within_size"
+        small.fix() shouldContain "SHARED_ARRAYS_DIR=/mnt/sa-huge"
+        val within = Doctor.hugePages(never, Doctor.mountOf("/mnt/sa huge", mounts))
+        within.status() shouldBe Doctor.Status.OK
+        within.finding() shouldContain "(tmpfs huge=within_size)"
+        within.finding() shouldContain "get 2 MiB pages"
+        within.fix() shouldBe "none needed"
+        val always = Doctor.hugePages(never, Doctor.mountOf("/mnt/sa", mounts))
+        always.status() shouldBe Doctor.Status.WARN
+        always.finding() shouldContain "shm arrays are backed by 2 MiB pages"
+        always.fix() shouldContain "mount -o remount,huge=within_size /mnt/sa;"
+        Doctor.hugePages(never, Doctor.mountOf("/dev/shm", mounts)).finding() shouldContain "4 KiB pages" // advise: allocated before any advice
+        Doctor.hugePages("[always] within_size advise never deny force\n", devShm).status() shouldBe Doctor.Status.WARN
+        val force = Doctor.hugePages("always within_size advise never deny [force]\n", devShm)
+        force.finding() shouldContain "(tmpfs huge=always)"
+        force.finding() shouldContain "2 MiB"
+        Doctor.hugePages("always within_size advise never [deny] force\n", Doctor.mountOf("/mnt/sa", mounts)).status() shouldBe Doctor.Status.OK
+        Doctor.hugePages("always [within_size] advise never deny force\n", devShm).status() shouldBe Doctor.Status.OK
+        Doctor.hugePages(null, null).status() shouldBe Doctor.Status.OK
+        Doctor.hugePages(null, Doctor.mountOf("/home/x", mounts)).finding() shouldContain "(ext4)"
 
         fun limits(soft: String, hard: String) = "Limit                     Soft Limit           Hard Limit           Units     \n" +
             "Max open files            %-20s %-20s files     \n".format(soft, hard)

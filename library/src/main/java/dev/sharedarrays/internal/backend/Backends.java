@@ -58,8 +58,9 @@ public final class Backends {
 
     /**
      * A process-local array (see {@link LocalMemory}), zero-filled if {@code zeroed}, else of
-     * any content (for results that write every element): no file, nothing to close;
-     * its handle names it only to say it cannot be attached.
+     * any content (for results that write every element): no file; closing it is optional and
+     * gives a large array's memory back for the next one at once; its handle names it only to say
+     * it cannot be attached.
      *
      * @throws IllegalArgumentException if the shape is not a valid array shape
      */
@@ -68,8 +69,8 @@ public final class Backends {
         MemorySegment meta = Arena.ofAuto().allocate(SegmentDescriptor.DATA_OFFSET + SegmentDescriptor.CONTROL_SIZE, 64);
         MemorySegment control = meta.asSlice(SegmentDescriptor.DATA_OFFSET);
         ControlBlock.initialize(meta, control, facts);
-        return Segment.local(facts, LocalMemory.allocate(facts.dataLength(), zeroed), control,
-                ArrayHandle.anonymous(Proc.selfPid(), OptionalLong.of(facts.id())));
+        LocalMemory.Allocation data = LocalMemory.allocate(facts.dataLength(), zeroed);
+        return Segment.local(facts, data.data(), data.arena(), control, ArrayHandle.anonymous(Proc.selfPid(), OptionalLong.of(facts.id())));
     }
 
     /** Bytes of process-local arrays in mappings (the large ones) this process has not yet freed. */

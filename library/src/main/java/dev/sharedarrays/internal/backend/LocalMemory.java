@@ -4,18 +4,19 @@ import dev.sharedarrays.internal.os.Libc;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.Cleaner;
 import java.util.ArrayDeque;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The memory of process-local arrays, which the garbage collector frees once no array, view or
- * data segment reaches it.
+ * data segment reaches it, or closing the array frees at once.
  *
  * <p>Small arrays live on the Java heap (a {@code long[]}, so every element type is aligned).
- * Larger ones are private anonymous mappings of an automatic {@link Arena}, in small pages:
- * with MADV_HUGEPAGE a fresh 128 MiB result took ~450 ms to fault in on the build machine (THP
- * defrag madvise and defer alike) against ~35 ms without, and reused mappings are faulted already. When the collector finds one unreachable,
+ * Larger ones are private anonymous mappings, in small pages unless {@link LocalHugePages} says
+ * huge ones come cheap. When the array is closed, or the collector finds its memory unreachable,
  * its mapping goes to a cache for the next array of that size or smaller, already faulted in, as
  * malloc hands numpy a freed block; past {@link #CACHE_LIMIT} bytes, cached mappings of other
  * lengths are unmapped first. The collector does not see the size of a mapping, so a loop of
@@ -34,14 +35,15 @@ final class LocalMemory {
     private static final TreeMap<Long, ArrayDeque<Long>> CACHE = new TreeMap<>();
     private static long cached;
     private static volatile long limit = MIN_LIMIT;
+    private static final Cleaner CLEANER = Cleaner.create();
 
     private LocalMemory() {
     }
 
-    /** Memory of {@code size} bytes, freed when unreachable; zero-filled if {@code zeroed}, else of any content. */
-    static MemorySegment allocate(long size, boolean zeroed) {
+    /** Memory of {@code size} bytes, freed when unreachable or its arena is closed; zero-filled if {@code zeroed}, else of any content. */
+    static Allocation allocate(long size, boolean zeroed) {
         if (size <= HEAP_MAX) {
-            return MemorySegment.ofArray(new long[(int) ((size + 7) >>> 3)]).asSlice(0, size);
+            return new Allocation(MemorySegment.ofArray(new long[(int) ((size + 7) >>> 3)]).asSlice(0, size), null);
         }
         long length = roundUp(size, GRAIN);
         reserve(length);
@@ -52,6 +54,13 @@ final class LocalMemory {
             LIVE.addAndGet(piece[1] - length);
             length = piece[1];
         } else {
+            boolean huge = LocalHugePages.advise(roundUp(length, LocalHugePages.PMD));
+            if (huge) {
+                // a multiple of the huge page size: the kernel then aligns the mapping to one
+                long rounded = roundUp(length, LocalHugePages.PMD);
+                LIVE.addAndGet(rounded - length);
+                length = rounded;
+            }
             try {
                 address = Libc.mmap(length, Libc.PROT_READ | Libc.PROT_WRITE, Libc.MAP_PRIVATE | Libc.MAP_ANONYMOUS, -1, 0,
                         "process-local array");
@@ -59,13 +68,43 @@ final class LocalMemory {
                 LIVE.addAndGet(-length);
                 throw e;
             }
+            if (huge) {
+                Libc.madvise(address, length, Libc.MADV_HUGEPAGE);
+            }
         }
-        long mapped = length;
-        MemorySegment s = MemorySegment.ofAddress(address).reinterpret(size, Arena.ofAuto(), unused -> free(address, mapped));
+        // a shared arena, so that closing the array frees at once (a view or data segment still
+        // held then fails cleanly); else the cleaner frees once no segment reaches its scope
+        Arena arena = Arena.ofShared();
+        Release release = new Release(address, length);
+        MemorySegment s = MemorySegment.ofAddress(address).reinterpret(size, arena, unused -> release.run());
+        CLEANER.register(s.scope(), release);
         if (piece != null && zeroed) {
             s.fill((byte) 0);
         }
-        return s;
+        return new Allocation(s, arena);
+    }
+
+    /** A process-local array's memory, and the arena whose close frees it at once (null: the collector frees it). */
+    record Allocation(MemorySegment data, Arena arena) {
+    }
+
+    /** Frees a mapping once, whether its arena was closed or the collector found its scope unreachable. */
+    private static final class Release implements Runnable {
+        private final long address;
+        private final long length;
+        private final AtomicBoolean done = new AtomicBoolean();
+
+        Release(long address, long length) {
+            this.address = address;
+            this.length = length;
+        }
+
+        @Override
+        public void run() {
+            if (done.compareAndSet(false, true)) {
+                free(address, length);
+            }
+        }
     }
 
     /** Bytes of process-local mappings in use (heap arrays are the collector's). */
@@ -99,7 +138,7 @@ final class LocalMemory {
         }
     }
 
-    /** Runs on the cleaner thread: keeps the mapping for reuse, evicting other lengths first past the cache's limit. */
+    /** Runs on close or on the cleaner thread: keeps the mapping for reuse, evicting other lengths first past the cache's limit. */
     private static void free(long address, long length) {
         // the limit follows what is in use down again: a step that a lagging cleaner made reserve
         // take would otherwise stand until the live total reached it, another 512 MiB of garbage later

@@ -36,6 +36,8 @@ public final class Libc {
     public static final int MAP_SHARED = 1;
     public static final int MAP_PRIVATE = 2;
     public static final int MAP_ANONYMOUS = 0x20;
+    public static final int MADV_HUGEPAGE = 14;
+    public static final int MADV_POPULATE_WRITE = 23;
     public static final int MS_SYNC = 4;
     public static final int SEEK_END = 2;
 
@@ -124,6 +126,10 @@ public final class Libc {
         static final MethodHandle H = errnoCall("mmap", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG), -1);
         // linked with mmap: at vm.max_map_count, closing arrays is the way out, and linking needs new mappings
         static final MethodHandle UNMAP = errnoCall("munmap", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG), -1);
+    }
+
+    private static final class Madvise {
+        static final MethodHandle H = plainCall("madvise", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
     }
 
     private static final class Msync {
@@ -403,6 +409,15 @@ public final class Libc {
             if (r != 0) {
                 throw failure("munmap", "0x" + Long.toHexString(address) + ", " + size + " bytes", errno());
             }
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** madvise(2) as a hint: 0 or -1 is returned, not thrown (an old kernel may not know the advice). */
+    public static int madvise(long address, long size, int advice) {
+        try {
+            return (int) Madvise.H.invokeExact(MemorySegment.ofAddress(address), size, advice);
         } catch (Throwable t) {
             throw rethrow(t);
         }

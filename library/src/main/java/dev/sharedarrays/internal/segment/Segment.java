@@ -69,11 +69,11 @@ public final class Segment {
 
     /**
      * A process-local array's segment: its elements and control block are memory the garbage
-     * collector frees (heap or an automatic arena). Closing it only marks it closed, and nothing
-     * outside this object refers to it, so the collector frees it.
+     * collector frees. Closing it marks it closed and closes {@code arena} (if not null), which
+     * frees the elements at once for the next array; nothing outside this object refers to it.
      */
-    public static Segment local(SegmentFacts facts, MemorySegment data, MemorySegment control, ArrayHandle handle) {
-        return new Segment(facts, true, null, data, data, control, null, -1, handle, -1, null, true);
+    public static Segment local(SegmentFacts facts, MemorySegment data, Arena arena, MemorySegment control, ArrayHandle handle) {
+        return new Segment(facts, true, arena, data, data, control, null, -1, handle, -1, null, true);
     }
 
     private Segment(SegmentFacts facts, boolean owner, Arena arena, MemorySegment all, MemorySegment data,
@@ -415,6 +415,9 @@ public final class Segment {
         }
         closed = true;
         if (local) {
+            if (arena != null) {
+                closeArena();
+            }
             return;
         }
         Registry.remove(this);
