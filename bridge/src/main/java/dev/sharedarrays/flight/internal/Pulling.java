@@ -13,6 +13,7 @@ public final class Pulling {
     private Pulling() {
     }
 
+    @SuppressWarnings("try") // FlightStream.close() declares Exception, InterruptedException among them
     public static <T extends DType<T>> long run(Remote remote, String name, ArrayPool<T> pool, ArrayQueue queue, long[] counter) {
         FlightPath path = new FlightPath(FlightPath.QUEUE, name);
         try (FlightStream stream = remote.client.getStream(path.ticket(), remote.options)) {
