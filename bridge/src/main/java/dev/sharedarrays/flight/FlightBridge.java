@@ -36,6 +36,10 @@ public final class FlightBridge {
         if (System.getProperty("arrow.flight.enable_zero_copy_write") == null) {
             System.setProperty("arrow.flight.enable_zero_copy_write", "true");
         }
+        // and reads a received body from gRPC's buffers (the bridge copies it into a pool slot once)
+        if (System.getProperty("arrow.flight.enable_zero_copy_read") == null) {
+            System.setProperty("arrow.flight.enable_zero_copy_read", "true");
+        }
     }
 
     private FlightBridge() {
@@ -69,7 +73,9 @@ public final class FlightBridge {
         BufferAllocator allocator = new RootAllocator();
         BridgeProducer producer = new BridgeProducer(allocator);
         try {
+            java.util.function.Consumer<io.grpc.netty.NettyServerBuilder> tune = nb -> nb.flowControlWindow(Remote.FLOW_WINDOW);
             FlightServer.Builder b = FlightServer.builder(allocator, location, producer)
+                    .transportHint("grpc.builderConsumer", tune)
                     .headerAuthenticator(options.token() == null ? CallHeaderAuthenticator.NO_OP : new TokenAuthenticator(options.token()));
             if (tls) {
                 b.useTls(options.certificate().toFile(), options.privateKey().toFile());

@@ -129,6 +129,49 @@ class LoopbackBridgeTest {
     }
 
     @Test
+    void tlsOnRequest() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("sa-flight-tls");
+        java.nio.file.Path cert = dir.resolve("cert.pem");
+        java.nio.file.Path key = dir.resolve("key.pem");
+        try {
+            Process p;
+            try {
+                p = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key.toString(), "-out",
+                        cert.toString(), "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost")
+                        .redirectErrorStream(true).start();
+            } catch (java.io.IOException e) {
+                org.junit.jupiter.api.Assumptions.abort("no openssl to make a certificate: " + e.getMessage());
+                return;
+            }
+            p.getInputStream().readAllBytes();
+            assertEquals(0, p.waitFor());
+            String name = unique("fl-tls");
+            try (BridgeServer server = FlightBridge.serve(ServeOptions.defaults().listen("127.0.0.1", 0).tls(cert, key));
+                 ArrayQueue q = ArrayQueue.create(2, CreateOptions.defaults().name(name));
+                 ArrayPool<F64> pool = ArrayPool.create(F64.TYPE, 2, BridgeChild.SHAPE);
+                 ArrayQueue local = ArrayQueue.create(2)) {
+                assertTrue(server.location().startsWith("grpc+tls://"), server.location());
+                SharedNDArray<F64> s = pool.acquire(Duration.ofSeconds(5));
+                BridgeChild.fill(s, 7);
+                q.send(s, Duration.ofSeconds(5));
+                q.end();
+                // a client that does not trust the certificate is refused; one that does gets the message
+                assertThrows(FlightBridgeException.class, () -> FlightBridge.pull(server.location(), name, pool, local, ClientOptions.defaults()));
+                try (ArrayQueue local2 = ArrayQueue.create(2)) {
+                    assertEquals(1, FlightBridge.pull(server.location(), name, pool, local2, ClientOptions.defaults().trustedCertificate(cert)));
+                    try (SharedNDArray<?> m = local2.receive(Duration.ofSeconds(5))) {
+                        assertEquals(7, BridgeChild.check(m));
+                    }
+                }
+            }
+        } finally {
+            java.nio.file.Files.deleteIfExists(cert);
+            java.nio.file.Files.deleteIfExists(key);
+            java.nio.file.Files.deleteIfExists(dir);
+        }
+    }
+
+    @Test
     void listeningBeyondLoopbackNeedsAToken() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> FlightBridge.serve(ServeOptions.defaults().listen("0.0.0.0", 0)));
@@ -144,6 +187,7 @@ class LoopbackBridgeTest {
              ArrayQueue local = ArrayQueue.create(2)) {
             CompletableFuture<Long> pull = FlightBridge.pullAsync(server.location(), name, pool, local, ClientOptions.defaults());
             Thread.sleep(500); // the stream is open and waits on the empty queue
+            assertEquals(0, q.size());
             long t0 = System.nanoTime();
             server.close();
             var e = assertThrows(java.util.concurrent.ExecutionException.class, () -> pull.get(10, TimeUnit.SECONDS));

@@ -81,42 +81,48 @@ public final class BridgeProducer extends NoOpFlightProducer implements AutoClos
 
     private void sendQueue(FlightPath p, CallContext context, ServerStreamListener listener) {
         java.util.function.BooleanSupplier stop = () -> closed || context.isCancelled() || listener.isCancelled();
-        try (ArrayQueue q = ArrayQueue.attach(handle(p))) {
-            listener.setUseZeroCopy(true);
-            VectorSchemaRoot root = null;
-            TensorSchema schema = null;
-            try {
-                while (true) {
-                    if (root != null) {
-                        Waits.ready(listener, stop);
-                    }
-                    SharedNDArray<?> m = Waits.receive(q, stop);
-                    if (m == null) {
-                        break;
-                    }
-                    TensorSchema s = new TensorSchema(m.dtype(), m.shape());
-                    if (schema == null) {
-                        schema = s;
-                        root = VectorSchemaRoot.create(s.toArrow(), allocator);
-                        listener.start(root);
-                    } else if (!s.equals(schema)) {
-                        m.close();
-                        throw new IllegalArgumentException("queue " + p.name() + " sent a " + s + " array into a stream of " + schema
-                                + "; a Flight stream carries one element type and shape (the message was dropped)");
-                    }
-                    Batches.load(root, allocator, m, m::close);
-                    listener.putNext();
-                }
-                if (root == null) {
-                    root = VectorSchemaRoot.create(new Schema(List.of()), allocator);
-                    listener.start(root);
-                }
-                listener.completed();
-            } finally {
+        ArrayQueue q = ArrayQueue.attach(handle(p));
+        // the queue maps the pools its messages live in: closed once gRPC let go of the last one
+        InFlight inFlight = new InFlight(q::close);
+        listener.setUseZeroCopy(true);
+        VectorSchemaRoot root = null;
+        TensorSchema schema = null;
+        try {
+            while (true) {
                 if (root != null) {
-                    root.close();
+                    Waits.ready(listener, stop);
                 }
+                SharedNDArray<?> m = Waits.receive(q, stop);
+                if (m == null) {
+                    break;
+                }
+                TensorSchema s = new TensorSchema(m.dtype(), m.shape());
+                if (schema == null) {
+                    schema = s;
+                    root = VectorSchemaRoot.create(s.toArrow(), allocator);
+                    listener.start(root);
+                } else if (!s.equals(schema)) {
+                    m.close();
+                    throw new IllegalArgumentException("queue " + p.name() + " sent a " + s + " array into a stream of " + schema
+                            + "; a Flight stream carries one element type and shape (the message was dropped)");
+                }
+                inFlight.add();
+                Batches.load(root, allocator, m, () -> {
+                    m.close();
+                    inFlight.release();
+                });
+                listener.putNext();
             }
+            if (root == null) {
+                root = VectorSchemaRoot.create(new Schema(List.of()), allocator);
+                listener.start(root);
+            }
+            listener.completed();
+        } finally {
+            if (root != null) {
+                root.close();
+            }
+            inFlight.release();
         }
     }
 

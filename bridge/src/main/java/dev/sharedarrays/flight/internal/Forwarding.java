@@ -42,8 +42,28 @@ public final class Forwarding {
         }
     }
 
-    /** Returns how many messages were sent; {@code counter[0]} follows along for error messages. */
+    /** How long forwarding waits, when it ends, for gRPC to let go of the last messages' shared memory. */
+    private static final long RELEASE_MILLIS = 10_000;
+
+    /**
+     * Returns how many messages were sent; {@code counter[0]} follows along for error messages.
+     * Returns or throws only once gRPC holds no message's memory any more: the caller may then
+     * close the queue (and so unmap the pools the messages live in).
+     */
     public static long run(ArrayQueue queue, Remote remote, String name, long[] counter) {
+        InFlight inFlight = new InFlight(() -> { });
+        try {
+            return run(queue, remote, name, counter, inFlight);
+        } finally {
+            try {
+                inFlight.endAndAwait(RELEASE_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static long run(ArrayQueue queue, Remote remote, String name, long[] counter, InFlight inFlight) {
         FlightPath path = new FlightPath(FlightPath.QUEUE, name);
         Outcome outcome = new Outcome();
         BooleanSupplier stop = () -> outcome.error != null;
@@ -77,7 +97,12 @@ public final class Forwarding {
                     m.close();
                     throw e;
                 }
-                Batches.load(root, remote.allocator, m, m::close);
+                inFlight.add();
+                SharedNDArray<?> sent = m;
+                Batches.load(root, remote.allocator, m, () -> {
+                    sent.close();
+                    inFlight.release();
+                });
                 put.putNext();
                 counter[0]++;
                 m = Waits.receive(queue, stop);

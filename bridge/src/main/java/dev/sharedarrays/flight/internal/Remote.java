@@ -7,7 +7,10 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.arrow.flight.CallOption;
+import io.grpc.netty.GrpcSslContexts;
+import io.grpc.netty.NettyChannelBuilder;
 import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.FlightGrpcUtils;
 import org.apache.arrow.flight.Location;
 import org.apache.arrow.flight.auth2.BearerCredentialWriter;
 import org.apache.arrow.flight.grpc.CredentialCallOption;
@@ -16,6 +19,8 @@ import org.apache.arrow.memory.RootAllocator;
 
 /** A connection to a bridge server: its client, allocator and the call options that carry the token. */
 public final class Remote implements AutoCloseable {
+    /** gRPC's flow-control window of each connection: several large messages may be in flight. */
+    public static final int FLOW_WINDOW = 64 << 20;
     public final String uri;
     public final BufferAllocator allocator;
     public final FlightClient client;
@@ -34,16 +39,28 @@ public final class Remote implements AutoCloseable {
             throw new IllegalArgumentException("'" + uri + "' is not a Flight location; write grpc+tcp://host:port or grpc+tls://host:port");
         }
         this.allocator = new RootAllocator();
-        FlightClient.Builder b = FlightClient.builder(allocator, location);
-        if (trusted != null) {
-            try (InputStream in = Files.newInputStream(trusted)) {
-                b.trustedCertificates(in);
+        URI u = location.getUri();
+        NettyChannelBuilder b = NettyChannelBuilder.forAddress(u.getHost(), u.getPort())
+                .maxInboundMessageSize(Integer.MAX_VALUE)
+                // a window of a few large messages: the default 1 MiB stalls a 64 MiB message on window updates
+                .flowControlWindow(FLOW_WINDOW);
+        if ("grpc+tls".equals(scheme)) {
+            try {
+                var ssl = GrpcSslContexts.forClient();
+                if (trusted != null) {
+                    try (InputStream in = Files.newInputStream(trusted)) {
+                        ssl.trustManager(in);
+                    }
+                }
+                b.useTransportSecurity().sslContext(ssl.build());
             } catch (IOException e) {
                 allocator.close();
                 throw new IllegalArgumentException("cannot read the trusted certificate " + trusted + ": " + e.getMessage(), e);
             }
+        } else {
+            b.usePlaintext();
         }
-        this.client = b.build();
+        this.client = FlightGrpcUtils.createFlightClient(allocator, b.build());
         this.options = token == null ? new CallOption[0] : new CallOption[] {new CredentialCallOption(new BearerCredentialWriter(token))};
     }
 
