@@ -105,6 +105,9 @@ public final class FlightBenchmark {
         void run() throws Exception {
             dirA = Files.createDirectories(Path.of("/dev/shm", "sa-bench-a-" + pid));
             dirB = Files.createDirectories(Path.of("/dev/shm", "sa-bench-b-" + pid));
+            // Ctrl-C: the children, namespaces and directories go too
+            Thread hook = new Thread(this::cleanUp, "flight-bench-cleanup");
+            Runtime.getRuntime().addShutdownHook(hook);
             try {
                 if (!loopback) {
                     hosts();
@@ -133,19 +136,33 @@ public final class FlightBenchmark {
                     row(mb, "A's queue forwarded to B (DoPut)", jvmPut, pyPut);
                 }
             } finally {
-                for (Child c : children) {
-                    c.close();
-                }
+                cleanUp();
+                Runtime.getRuntime().removeShutdownHook(hook);
+            }
+        }
+
+        synchronized void cleanUp() {
+            for (Child c : children) {
+                c.close();
+            }
+            children.clear();
+            try {
                 if (!loopback) {
                     exec("ip", "netns", "del", nsA);
                     exec("ip", "netns", "del", nsB);
                 }
                 Files.deleteIfExists(tokenFile);
                 for (Path d : List.of(dirA, dirB)) {
-                    try (Stream<Path> s = Files.walk(d)) {
-                        s.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+                    if (Files.exists(d)) {
+                        try (Stream<Path> s = Files.walk(d)) {
+                            s.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+                        }
                     }
                 }
+            } catch (IOException e) {
+                System.err.println("cleanup: " + e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
 
@@ -411,8 +428,19 @@ public final class FlightBenchmark {
                     long t0 = System.nanoTime();
                     CompletableFuture<Long> pulled = retrying(() -> FlightBridge.pullAsync(uri, name, pool, local, ClientOptions.defaults()));
                     long n = 0;
-                    SharedNDArray<?> m;
-                    while ((m = local.receive(LONG)) != null) {
+                    while (true) {
+                        SharedNDArray<?> m;
+                        try {
+                            m = local.receive(Duration.ofMillis(200));
+                        } catch (dev.sharedarrays.WaitTimeoutException e) {
+                            if (pulled.isCompletedExceptionally()) {
+                                pulled.join(); // throws what ended the pull
+                            }
+                            continue;
+                        }
+                        if (m == null) {
+                            break;
+                        }
                         m.close();
                         n++;
                     }

@@ -20,7 +20,7 @@ import org.apache.arrow.memory.RootAllocator;
 /** A connection to a bridge server: its client, allocator and the call options that carry the token. */
 public final class Remote implements AutoCloseable {
     /** gRPC's flow-control window of each connection: several large messages may be in flight. */
-    public static final int FLOW_WINDOW = 64 << 20;
+    public static final int FLOW_WINDOW = 16 << 20;
     public final String uri;
     public final BufferAllocator allocator;
     public final FlightClient client;
@@ -42,7 +42,7 @@ public final class Remote implements AutoCloseable {
         URI u = location.getUri();
         NettyChannelBuilder b = NettyChannelBuilder.forAddress(u.getHost(), u.getPort())
                 .maxInboundMessageSize(Integer.MAX_VALUE)
-                // a window of a few large messages: the default 1 MiB stalls a 64 MiB message on window updates
+                // a wider window than the default 1 MiB, so large messages do not stall on window updates
                 .flowControlWindow(FLOW_WINDOW);
         if ("grpc+tls".equals(scheme)) {
             try {
