@@ -241,6 +241,17 @@ public final class SharedNDArray<T extends DType<T>>
         return segment.data();
     }
 
+    /**
+     * Where this array's first element sits in {@link #data()}, in elements: 0 for an array, the
+     * view's or pool slot's offset otherwise. With {@link #isContiguous()}, the array's bytes are
+     * {@code data().asSlice(elementOffset() * itemSize(), size() * itemSize())}: for bulk transfer
+     * without copying (the Arrow Flight bridge sends them from there).
+     */
+    public long elementOffset() {
+        checkOpen();
+        return layout.offset();
+    }
+
     ElementType type() {
         return type;
     }

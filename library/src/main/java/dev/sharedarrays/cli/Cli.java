@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * {@code bin/sharedarrays ls | inspect <name|handle> | sweep [--dry-run] | rm [--force] <name|handle> | doctor}.
+ * {@code bin/sharedarrays ls | inspect <name|handle> | sweep [--dry-run] | rm [--force] <name|handle> | doctor | serve}.
  * Exit status 0 on success, 1 on an error, 2 on a usage error.
  */
 public final class Cli {
@@ -27,6 +27,9 @@ public final class Cli {
                                         remove one array; one that live processes have open only with
                                         --force (they keep their mapping)
               doctor                    check what makes shared memory fail here, with fixes (exit 1 if a check fails)
+              serve [--listen HOST:PORT] [--token-file F] [--tls CERT KEY]
+                                        offer this host's arrays and queues over Arrow Flight (default
+                                        127.0.0.1:8815; a token is required beyond loopback)
             environment: SHARED_ARRAYS_DIR moves the shm directory (default /dev/shm)""";
 
     private Cli() {
@@ -74,6 +77,9 @@ public final class Cli {
                     expect(args, 1, 1);
                     return Doctor.run(out);
                 }
+                case "serve" -> {
+                    return serve(args, out, err);
+                }
                 default -> throw new UsageException("unknown command '" + args[0] + "'");
             }
             return 0;
@@ -83,6 +89,30 @@ public final class Cli {
             return 2;
         } catch (SharedArrayException | IllegalArgumentException | IllegalStateException e) {
             err.println("sharedarrays: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    /**
+     * The Flight bridge is a module of its own (Arrow is not a dependency of the library): found
+     * by name when bin/sharedarrays put it on the class path.
+     */
+    private static int serve(String[] args, PrintStream out, PrintStream err) {
+        Class<?> c;
+        try {
+            c = Class.forName("dev.sharedarrays.flight.internal.ServeCommand");
+        } catch (ClassNotFoundException e) {
+            err.println("sharedarrays: serve needs the Flight bridge (module bridge/, sharedarrays-flight) on the class path;"
+                    + " bin/sharedarrays serve adds it");
+            return 1;
+        }
+        try {
+            Object r = c.getMethod("run", String[].class, PrintStream.class, PrintStream.class)
+                    .invoke(null, Arrays.copyOfRange(args, 1, args.length), out, err);
+            return (Integer) r;
+        } catch (ReflectiveOperationException e) {
+            Throwable t = e.getCause() == null ? e : e.getCause();
+            err.println("sharedarrays: serve failed: " + t);
             return 1;
         }
     }

@@ -1,0 +1,509 @@
+package dev.sharedarrays.benchmarks;
+
+import dev.sharedarrays.ArrayPool;
+import dev.sharedarrays.ArrayQueue;
+import dev.sharedarrays.CreateOptions;
+import dev.sharedarrays.F64;
+import dev.sharedarrays.SharedNDArray;
+import dev.sharedarrays.flight.ClientOptions;
+import dev.sharedarrays.flight.FlightBridge;
+import dev.sharedarrays.flight.FlightBridgeException;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Throughput of the Flight bridge from host A to host B (two network namespaces joined by a veth
+ * pair; root), beside pyarrow.flight's own do_get/do_put of the same bytes between two Python
+ * processes on the same link, in the same run. JVM: A's queue pulled by B (DoGet queue/…, into
+ * B's pool and queue) and A's queue forwarded to B (DoPut queue/…); every process a separate
+ * one, each server the one {@code sharedarrays serve} runs. Each figure is the best of the rounds.
+ *
+ * <pre>bin/bench flight [--sizes-mb 1,64] [--total-mb 1024] [--rounds 3] [--loopback]</pre>
+ * {@code --loopback} runs both "hosts" on 127.0.0.1 (no root needed).
+ */
+public final class FlightBenchmark {
+    private static final Duration LONG = Duration.ofSeconds(120);
+    private static final int SLOTS = 8;
+
+    private FlightBenchmark() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("--child")) {
+            child(Arrays.copyOfRange(args, 1, args.length));
+            System.exit(0);
+        }
+        int[] sizes = {1, 64};
+        long totalMb = 1024;
+        int rounds = 3;
+        boolean loopback = false;
+        String python = "python3";
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--sizes-mb" -> sizes = Arrays.stream(args[++i].split(",")).mapToInt(s -> Integer.parseInt(s.trim())).toArray();
+                case "--total-mb" -> totalMb = Long.parseLong(args[++i]);
+                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--loopback" -> loopback = true;
+                case "--python" -> python = args[++i];
+                default -> throw new IllegalArgumentException("unknown option " + args[i]
+                        + "; usage: bin/bench flight [--sizes-mb 1,64] [--total-mb 1024] [--rounds 3] [--loopback]");
+            }
+        }
+        if (!loopback && !"root".equals(System.getProperty("user.name"))) {
+            System.err.println("bin/bench flight: network namespaces need root; --loopback runs both hosts on 127.0.0.1");
+            System.exit(2);
+        }
+        new FlightBenchmark.Run(sizes, totalMb, rounds, loopback, python).run();
+    }
+
+    /** One benchmark run: the two hosts, their processes, the table. */
+    private static final class Run {
+        final int[] sizes;
+        final long totalMb;
+        final int rounds;
+        final boolean loopback;
+        final String python;
+        final long pid = ProcessHandle.current().pid();
+        final String nsA = "sa-ba-" + pid;
+        final String nsB = "sa-bb-" + pid;
+        final String ipA;
+        final String ipB;
+        final List<Child> children = new ArrayList<>();
+        /** The JVM servers require it (they listen beyond loopback); pyarrow's servers check none. */
+        final String token = Long.toHexString(System.nanoTime()) + Long.toHexString(ProcessHandle.current().pid());
+        final Path tokenFile = Path.of(System.getProperty("java.io.tmpdir"), "sa-bench-token-" + pid);
+        Path dirA;
+        Path dirB;
+
+        Run(int[] sizes, long totalMb, int rounds, boolean loopback, String python) {
+            this.sizes = sizes;
+            this.totalMb = totalMb;
+            this.rounds = rounds;
+            this.loopback = loopback;
+            this.python = python;
+            String net = "10.232." + (pid % 250) + ".";
+            this.ipA = loopback ? "127.0.0.1" : net + "1";
+            this.ipB = loopback ? "127.0.0.1" : net + "2";
+        }
+
+        void run() throws Exception {
+            dirA = Files.createDirectories(Path.of("/dev/shm", "sa-bench-a-" + pid));
+            dirB = Files.createDirectories(Path.of("/dev/shm", "sa-bench-b-" + pid));
+            // Ctrl-C: the children, namespaces and directories go too
+            Thread hook = new Thread(this::cleanUp, "flight-bench-cleanup");
+            Runtime.getRuntime().addShutdownHook(hook);
+            try {
+                if (!loopback) {
+                    hosts();
+                }
+                // the JVM servers: A's on 8815 serves A's queues; B's (8817 on loopback, else 8815) takes puts
+                int jvmPortB = loopback ? 8817 : 8815;
+                Files.writeString(tokenFile, token);
+                Child serverA = start("A serve", nsA, dirA, java("dev.sharedarrays.flight.internal.ServeCommand", "--listen", ipA + ":8815",
+                        "--token-file", tokenFile.toString()));
+                Child serverB = start("B serve", nsB, dirB, java("dev.sharedarrays.flight.internal.ServeCommand", "--listen", ipB + ":" + jvmPortB,
+                        "--token-file", tokenFile.toString()));
+                serverA.expect("serving");
+                serverB.expect("serving");
+                System.out.printf(Locale.ROOT, "Arrow Flight, host A -> host B %s; best of %d rounds, ~%d MiB per round%n",
+                        loopback ? "(both on 127.0.0.1: --loopback)" : "(network namespaces joined by a veth pair)", rounds, totalMb);
+                System.out.printf(Locale.ROOT, "%-8s %-40s %14s %16s %7s%n", "size", "direction (Flight call)", "bridge (JVM)", "pyarrow.flight", "ratio");
+                for (int mb : sizes) {
+                    long bytes = (long) mb << 20;
+                    int count = (int) Math.max(SLOTS, totalMb / mb);
+                    String tag = "b" + mb + "-" + pid;
+                    double jvmGet = jvmGet(tag, bytes, count);
+                    double pyGet = pyGet(bytes, count);
+                    row(mb, "A's queue pulled by B (DoGet)", jvmGet, pyGet);
+                    double jvmPut = jvmPut(tag, bytes, count, jvmPortB);
+                    double pyPut = pyPut(bytes, count);
+                    row(mb, "A's queue forwarded to B (DoPut)", jvmPut, pyPut);
+                }
+            } finally {
+                cleanUp();
+                Runtime.getRuntime().removeShutdownHook(hook);
+            }
+        }
+
+        synchronized void cleanUp() {
+            for (Child c : children) {
+                c.close();
+            }
+            children.clear();
+            try {
+                if (!loopback) {
+                    exec("ip", "netns", "del", nsA);
+                    exec("ip", "netns", "del", nsB);
+                }
+                Files.deleteIfExists(tokenFile);
+                for (Path d : List.of(dirA, dirB)) {
+                    if (Files.exists(d)) {
+                        try (Stream<Path> s = Files.walk(d)) {
+                            s.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+                        }
+                    }
+                }
+            } catch (IOException e) {
+                System.err.println("cleanup: " + e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        void row(int mb, String what, double jvm, double py) {
+            System.out.printf(Locale.ROOT, "%-8s %-40s %9.2f GB/s %11.2f GB/s %6.0f%%%n", mb + " MiB", what, jvm / 1e9, py / 1e9, 100 * jvm / py);
+            System.out.flush();
+        }
+
+        void hosts() throws IOException, InterruptedException {
+            String vethA = "saba" + (pid % 100000);
+            String vethB = "sabb" + (pid % 100000);
+            must("ip", "netns", "add", nsA);
+            must("ip", "netns", "add", nsB);
+            must("ip", "link", "add", vethA, "type", "veth", "peer", "name", vethB);
+            must("ip", "link", "set", vethA, "netns", nsA);
+            must("ip", "link", "set", vethB, "netns", nsB);
+            must("ip", "-n", nsA, "addr", "add", ipA + "/24", "dev", vethA);
+            must("ip", "-n", nsB, "addr", "add", ipB + "/24", "dev", vethB);
+            for (String ns : List.of(nsA, nsB)) {
+                must("ip", "-n", ns, "link", "set", "lo", "up");
+            }
+            must("ip", "-n", nsA, "link", "set", vethA, "up");
+            must("ip", "-n", nsB, "link", "set", vethB, "up");
+        }
+
+        /** A feeds `rounds` queues of `count` slots; B pulls each into its pool and queue: bytes/s of the best round. */
+        double jvmGet(String tag, long bytes, int count) throws Exception {
+            Child feed = start("A feed", nsA, dirA, java(FlightBenchmark.class.getName(), "--child", "feed", tag, "" + rounds, "" + count, "" + bytes));
+            Child drain = start("B drain", nsB, dirB, java(FlightBenchmark.class.getName(), "--child", "drain",
+                    "grpc+tcp://" + ipA + ":8815", tag, "" + rounds, "" + bytes));
+            double best = 0;
+            for (int r = 0; r < rounds; r++) {
+                String[] f = drain.expect("round").split(" ");
+                best = Math.max(best, Double.parseDouble(f[2]) / Double.parseDouble(f[3]));
+            }
+            feed.expect("done");
+            return best;
+        }
+
+        /** B holds `rounds` queues; A forwards `count` slots into each: bytes/s of the best round. */
+        double jvmPut(String tag, long bytes, int count, int port) throws Exception {
+            Child sink = start("B sink", nsB, dirB, java(FlightBenchmark.class.getName(), "--child", "sink", tag + "-in", "" + rounds));
+            Child fwd = start("A forward", nsA, dirA, java(FlightBenchmark.class.getName(), "--child", "forward",
+                    "grpc+tcp://" + ipB + ":" + port, tag + "-in", "" + rounds, "" + count, "" + bytes));
+            double best = 0;
+            for (int r = 0; r < rounds; r++) {
+                String[] f = fwd.expect("round").split(" ");
+                best = Math.max(best, Double.parseDouble(f[2]) / Double.parseDouble(f[3]));
+            }
+            sink.expect("done");
+            return best;
+        }
+
+        double pyGet(long bytes, int count) throws Exception {
+            Child server = start("A pyserve", nsA, dirA, List.of(python, script(), "serve", ipA, "8816", "" + bytes, "" + count));
+            server.expect("serving");
+            try {
+                double best = 0;
+                for (int r = 0; r < rounds; r++) {
+                    Child get = start("B pyget", nsB, dirB, List.of(python, script(), "get", "grpc+tcp://" + ipA + ":8816", "" + bytes, "" + count));
+                    String[] f = get.expect("get").split(" ");
+                    best = Math.max(best, Double.parseDouble(f[1]) / Double.parseDouble(f[2]));
+                    get.close();
+                }
+                return best;
+            } finally {
+                server.close();
+            }
+        }
+
+        double pyPut(long bytes, int count) throws Exception {
+            String port = loopback ? "8818" : "8816";
+            Child server = start("B pyserve", nsB, dirB, List.of(python, script(), "serve", ipB, port, "" + bytes, "" + count));
+            server.expect("serving");
+            try {
+                double best = 0;
+                for (int r = 0; r < rounds; r++) {
+                    Child put = start("A pyput", nsA, dirA, List.of(python, script(), "put", "grpc+tcp://" + ipB + ":" + port, "" + bytes, "" + count));
+                    String[] f = put.expect("put").split(" ");
+                    best = Math.max(best, Double.parseDouble(f[1]) / Double.parseDouble(f[2]));
+                    put.close();
+                }
+                return best;
+            } finally {
+                server.close();
+            }
+        }
+
+        String script() {
+            return AttachBenchmark.locate("benchmarks/python/flight_bench.py").toString();
+        }
+
+        Child start(String label, String ns, Path dir, List<String> command) throws IOException {
+            List<String> c = new ArrayList<>();
+            if (!loopback) {
+                c.addAll(List.of("ip", "netns", "exec", ns));
+            }
+            c.addAll(command);
+            Child child = new Child(label, c, Map.of("SHARED_ARRAYS_DIR", dir.toString(), ClientOptions.TOKEN_ENV, token));
+            children.add(child);
+            return child;
+        }
+    }
+
+    static List<String> java(String main, String... args) {
+        List<String> c = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+                "--enable-native-access=ALL-UNNAMED", "--add-opens=java.base/java.nio=ALL-UNNAMED"));
+        if (Runtime.version().feature() >= 23) {
+            c.add("--sun-misc-unsafe-memory-access=allow");
+        }
+        c.addAll(List.of("-Xmx1g", "-cp", System.getProperty("java.class.path"), main));
+        c.addAll(List.of(args));
+        return c;
+    }
+
+    static void must(String... cmd) throws IOException, InterruptedException {
+        if (exec(cmd) != 0) {
+            throw new IllegalStateException("failed: " + String.join(" ", cmd));
+        }
+    }
+
+    static int exec(String... cmd) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        int rc = p.waitFor();
+        if (rc != 0) {
+            System.err.println(String.join(" ", cmd) + ": " + out.strip());
+        }
+        return rc;
+    }
+
+    /** A child process whose stdout lines wait for {@link #expect}; stderr is passed through with a label. */
+    static final class Child implements AutoCloseable {
+        final String label;
+        final Process process;
+        final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
+
+        Child(String label, List<String> command, Map<String, String> env) throws IOException {
+            this.label = label;
+            ProcessBuilder pb = new ProcessBuilder(command);
+            pb.environment().remove("SHARED_ARRAYS_BACKEND");
+            pb.environment().putAll(env);
+            process = pb.start();
+            Thread t = new Thread(() -> {
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                    String line;
+                    while ((line = r.readLine()) != null) {
+                        if (line.startsWith("error")) {
+                            System.err.println("[" + label + "] " + line);
+                        }
+                        lines.add(line);
+                    }
+                } catch (IOException e) {
+                    // gone
+                }
+            });
+            t.setDaemon(true);
+            t.start();
+            Thread e = new Thread(() -> {
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
+                    String line;
+                    while ((line = r.readLine()) != null) {
+                        System.err.println("[" + label + "] " + line);
+                    }
+                } catch (IOException x) {
+                    // gone
+                }
+            });
+            e.setDaemon(true);
+            e.start();
+        }
+
+        String expect(String prefix) throws InterruptedException {
+            long deadline = System.nanoTime() + LONG.toNanos();
+            while (true) {
+                String line = lines.poll(100, TimeUnit.MILLISECONDS);
+                if (line == null && System.nanoTime() < deadline && (process.isAlive() || !lines.isEmpty())) {
+                    continue;
+                }
+                if (line == null) {
+                    throw new IllegalStateException(label + " printed no '" + prefix + "' line in " + LONG
+                            + (process.isAlive() ? "" : "; it exited with " + process.exitValue()));
+                }
+                if (line.startsWith(prefix)) {
+                    return line;
+                }
+                if (line.startsWith("error")) {
+                    throw new IllegalStateException(label + ": " + line);
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            process.destroyForcibly();
+            try {
+                process.waitFor(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    // ---- the child processes ----
+
+    private static void child(String[] a) throws Exception {
+        try {
+            switch (a[0]) {
+                case "feed" -> feed(a[1], Integer.parseInt(a[2]), Integer.parseInt(a[3]), Long.parseLong(a[4]));
+                case "drain" -> drain(a[1], a[2], Integer.parseInt(a[3]), Long.parseLong(a[4]));
+                case "sink" -> sink(a[1], Integer.parseInt(a[2]));
+                case "forward" -> forward(a[1], a[2], Integer.parseInt(a[3]), Integer.parseInt(a[4]), Long.parseLong(a[5]));
+                default -> throw new IllegalArgumentException(a[0]);
+            }
+        } catch (RuntimeException e) {
+            System.out.println("error " + e);
+            System.out.flush();
+            throw e;
+        }
+    }
+
+    private static ArrayPool<F64> filledPool(long bytes) {
+        ArrayPool<F64> pool = ArrayPool.create(F64.TYPE, SLOTS, bytes / 8);
+        List<SharedNDArray<F64>> all = new ArrayList<>();
+        for (int i = 0; i < SLOTS; i++) {
+            SharedNDArray<F64> s = pool.acquire(LONG);
+            s.data().fill((byte) 1);
+            all.add(s);
+        }
+        all.forEach(SharedNDArray::close);
+        return pool;
+    }
+
+    /** Host A: queue `tag-r` for each round, `count` slots sent into it, then ended; waits until drained. */
+    private static void feed(String tag, int rounds, int count, long bytes) throws InterruptedException {
+        try (ArrayPool<F64> pool = filledPool(bytes)) {
+            for (int r = 0; r < rounds; r++) {
+                try (ArrayQueue q = ArrayQueue.create(SLOTS, CreateOptions.defaults().name(tag + "-" + r))) {
+                    for (int k = 0; k < count; k++) {
+                        q.send(pool.acquire(LONG), LONG);
+                    }
+                    q.end();
+                    while (q.size() > 0) {
+                        Thread.sleep(5);
+                    }
+                    // the last message is taken; keep the queue until the server let go of its slot
+                    long deadline = System.nanoTime() + 10_000_000_000L;
+                    while (pool.free() < SLOTS && System.nanoTime() < deadline) {
+                        Thread.sleep(5);
+                    }
+                }
+            }
+            System.out.println("done");
+        }
+    }
+
+    /** Host B: pulls `tag-r` for each round into a local pool and queue, which a thread empties: prints "round r bytes seconds". */
+    private static void drain(String uri, String tag, int rounds, long bytes) throws InterruptedException {
+        try (ArrayPool<F64> pool = ArrayPool.create(F64.TYPE, 4, bytes / 8)) {
+            for (int r = 0; r < rounds; r++) {
+                try (ArrayQueue local = ArrayQueue.create(4)) {
+                    String name = tag + "-" + r;
+                    long t0 = System.nanoTime();
+                    CompletableFuture<Long> pulled = retrying(() -> FlightBridge.pullAsync(uri, name, pool, local, ClientOptions.defaults()));
+                    long n = 0;
+                    while (true) {
+                        SharedNDArray<?> m;
+                        try {
+                            m = local.receive(Duration.ofMillis(200));
+                        } catch (dev.sharedarrays.WaitTimeoutException e) {
+                            if (pulled.isCompletedExceptionally()) {
+                                pulled.join(); // throws what ended the pull
+                            }
+                            continue;
+                        }
+                        if (m == null) {
+                            break;
+                        }
+                        m.close();
+                        n++;
+                    }
+                    double s = (System.nanoTime() - t0) / 1e9;
+                    pulled.join();
+                    System.out.printf(Locale.ROOT, "round %d %d %.6f%n", r, n * bytes, s);
+                    System.out.flush();
+                }
+            }
+        }
+    }
+
+    /** The future of a pull or forward, started again while the remote queue does not exist yet. */
+    private static CompletableFuture<Long> retrying(java.util.function.Supplier<CompletableFuture<Long>> start) throws InterruptedException {
+        long deadline = System.nanoTime() + LONG.toNanos();
+        while (true) {
+            CompletableFuture<Long> f = start.get();
+            try {
+                f.get(300, TimeUnit.MILLISECONDS);
+                return f;
+            } catch (java.util.concurrent.TimeoutException e) {
+                return f; // running: the queue exists
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (!(e.getCause() instanceof FlightBridgeException) || !e.getCause().getMessage().contains("NOT_FOUND")
+                        || System.nanoTime() > deadline) {
+                    throw new IllegalStateException(e.getCause());
+                }
+                Thread.sleep(20);
+            }
+        }
+    }
+
+    /** Host B: queue `tag-r` for each round, emptied as it fills, until it ends. */
+    private static void sink(String tag, int rounds) {
+        for (int r = 0; r < rounds; r++) {
+            try (ArrayQueue q = ArrayQueue.create(SLOTS, CreateOptions.defaults().name(tag + "-" + r))) {
+                SharedNDArray<?> m;
+                while ((m = q.receive(LONG)) != null) {
+                    m.close();
+                }
+            }
+        }
+        System.out.println("done");
+    }
+
+    /** Host A: forwards `count` slots to B's queue `tag-r` per round: prints "round r bytes seconds" (until B has them all). */
+    private static void forward(String uri, String tag, int rounds, int count, long bytes) throws Exception {
+        try (ArrayPool<F64> pool = filledPool(bytes)) {
+            for (int r = 0; r < rounds; r++) {
+                try (ArrayQueue local = ArrayQueue.create(SLOTS)) {
+                    String name = tag + "-" + r;
+                    long t0 = System.nanoTime();
+                    CompletableFuture<Long> fwd = retrying(() -> FlightBridge.forwardAsync(local, uri, name, ClientOptions.defaults()));
+                    for (int k = 0; k < count; k++) {
+                        local.send(pool.acquire(LONG), LONG);
+                    }
+                    local.end();
+                    long sent = fwd.get();
+                    double s = (System.nanoTime() - t0) / 1e9;
+                    System.out.printf(Locale.ROOT, "round %d %d %.6f%n", r, sent * bytes, s);
+                    System.out.flush();
+                }
+            }
+        }
+    }
+}

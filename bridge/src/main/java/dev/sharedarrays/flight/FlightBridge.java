@@ -1,0 +1,169 @@
+package dev.sharedarrays.flight;
+
+import dev.sharedarrays.ArrayPool;
+import dev.sharedarrays.ArrayQueue;
+import dev.sharedarrays.DType;
+import dev.sharedarrays.flight.internal.BridgeProducer;
+import dev.sharedarrays.flight.internal.Forwarding;
+import dev.sharedarrays.flight.internal.Pulling;
+import dev.sharedarrays.flight.internal.Remote;
+import dev.sharedarrays.flight.internal.TokenAuthenticator;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.concurrent.CompletableFuture;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.FlightServer;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.auth2.CallHeaderAuthenticator;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+
+/**
+ * Arrays and queues between hosts over Apache Arrow Flight. A server ({@link #serve}) offers this
+ * host's arrays and queues; {@link #forward} feeds a remote queue from a local one, {@link #pull} a
+ * local queue from a remote one, so stage code keeps using {@link ArrayQueue} on both hosts.
+ *
+ * <p>On the wire an array is one row of Arrow's canonical {@code arrow.fixed_shape_tensor}
+ * extension type; pyarrow reads a stream with {@code pa.FixedShapeTensorArray.to_numpy_ndarray()}.
+ * Delivery is at most once, as on one host: a message taken from a queue when a connection breaks
+ * is lost, never sent twice. The JVM needs
+ * {@code --add-opens=java.base/java.nio=org.apache.arrow.memory.core,ALL-UNNAMED} (Arrow's memory code).
+ */
+public final class FlightBridge {
+    static {
+        // gRPC writes Arrow buffers (here: shared memory) to the socket without first copying them
+        if (System.getProperty("arrow.flight.enable_zero_copy_write") == null) {
+            System.setProperty("arrow.flight.enable_zero_copy_write", "true");
+        }
+        // and reads a received body from gRPC's buffers (the bridge copies it into a pool slot once)
+        if (System.getProperty("arrow.flight.enable_zero_copy_read") == null) {
+            System.setProperty("arrow.flight.enable_zero_copy_read", "true");
+        }
+    }
+
+    private FlightBridge() {
+    }
+
+    /** A server on 127.0.0.1:8815, no token (loopback only). */
+    public static BridgeServer serve() {
+        return serve(ServeOptions.defaults());
+    }
+
+    /**
+     * Starts a server.
+     *
+     * @throws IllegalArgumentException if it would listen beyond loopback without a token, or the
+     *         address does not resolve
+     * @throws FlightBridgeException if it cannot listen (port in use, TLS files unreadable)
+     */
+    public static BridgeServer serve(ServeOptions options) {
+        boolean loopback;
+        try {
+            loopback = InetAddress.getByName(options.host()).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("cannot resolve the listen address " + options.host() + ": " + e.getMessage());
+        }
+        if (!loopback && options.token() == null) {
+            throw new IllegalArgumentException("listening on " + options.host() + " (beyond loopback) needs a bearer token:"
+                    + " pass --token-file FILE (ServeOptions.token); without one, listen on 127.0.0.1");
+        }
+        boolean tls = options.certificate() != null;
+        Location location = tls ? Location.forGrpcTls(options.host(), options.port()) : Location.forGrpcInsecure(options.host(), options.port());
+        BufferAllocator allocator = new RootAllocator();
+        BridgeProducer producer = new BridgeProducer(allocator);
+        try {
+            java.util.function.Consumer<io.grpc.netty.NettyServerBuilder> tune = nb -> nb.flowControlWindow(Remote.FLOW_WINDOW);
+            FlightServer.Builder b = FlightServer.builder(allocator, location, producer)
+                    .transportHint("grpc.builderConsumer", tune)
+                    .headerAuthenticator(options.token() == null ? CallHeaderAuthenticator.NO_OP : new TokenAuthenticator(options.token()));
+            if (tls) {
+                b.useTls(options.certificate().toFile(), options.privateKey().toFile());
+            }
+            FlightServer server = b.build();
+            server.start();
+            String scheme = tls ? "grpc+tls" : "grpc+tcp";
+            return new BridgeServer(server, producer, allocator, scheme + "://" + options.host() + ":" + server.getPort());
+        } catch (IOException | RuntimeException e) {
+            producer.close();
+            allocator.close();
+            throw new FlightBridgeException("cannot serve on " + options.host() + ":" + options.port() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** {@link #forward(ArrayQueue, String, String, ClientOptions)} with {@link ClientOptions#defaults()}. */
+    public static long forward(ArrayQueue queue, String location, String name) {
+        return forward(queue, location, name, ClientOptions.defaults());
+    }
+
+    /**
+     * Sends what arrives in {@code queue} to the queue {@code name} of the server at
+     * {@code location} ("grpc+tcp://host:8815"), until {@code queue} ends; then the remote queue
+     * ends too. Each message is closed (a pool slot goes back) once it is on the wire. Blocks
+     * until done. All messages must have one element type and shape.
+     *
+     * @return the number of messages sent
+     * @throws FlightBridgeException if the server refused the stream or the connection broke (the
+     *         message in transit then is lost: at most once)
+     */
+    public static long forward(ArrayQueue queue, String location, String name, ClientOptions options) {
+        long[] count = {0};
+        try (Remote r = new Remote(location, options.token(), options.trustedCertificate())) {
+            return Forwarding.run(queue, r, name, count);
+        } catch (FlightRuntimeException e) {
+            throw new FlightBridgeException("forwarding " + queue.handle() + " to queue/" + name + " at " + location + " failed after "
+                    + count[0] + " message(s): " + e.status().code() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** {@link #pull(String, String, ArrayPool, ArrayQueue, ClientOptions)} with {@link ClientOptions#defaults()}. */
+    public static <T extends DType<T>> long pull(String location, String name, ArrayPool<T> pool, ArrayQueue queue) {
+        return pull(location, name, pool, queue, ClientOptions.defaults());
+    }
+
+    /**
+     * Receives the messages of the queue {@code name} of the server at {@code location}, each into
+     * a slot of {@code pool} that is then sent into {@code queue}, until the remote queue ends;
+     * then {@code queue} ends. Blocks until done; waits while {@code pool} has no free slot or
+     * {@code queue} is full (the server then waits too).
+     *
+     * @return the number of messages received
+     * @throws FlightBridgeException if the server refused the stream, the connection broke or the
+     *         server went away
+     * @throws IllegalArgumentException if the stream's element type or size is not the pool's
+     */
+    public static <T extends DType<T>> long pull(String location, String name, ArrayPool<T> pool, ArrayQueue queue, ClientOptions options) {
+        long[] count = {0, 0};
+        try (Remote r = new Remote(location, options.token(), options.trustedCertificate())) {
+            return Pulling.run(r, name, pool, queue, count);
+        } catch (FlightRuntimeException e) {
+            throw new FlightBridgeException("pulling queue/" + name + " from " + location + " into " + queue.handle() + " failed after "
+                    + count[0] + " message(s): " + e.status().code() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** {@link #forward(ArrayQueue, String, String, ClientOptions)} on a thread of its own. */
+    public static CompletableFuture<Long> forwardAsync(ArrayQueue queue, String location, String name, ClientOptions options) {
+        return async("forward " + name, () -> forward(queue, location, name, options));
+    }
+
+    /** {@link #pull(String, String, ArrayPool, ArrayQueue, ClientOptions)} on a thread of its own. */
+    public static <T extends DType<T>> CompletableFuture<Long> pullAsync(String location, String name, ArrayPool<T> pool, ArrayQueue queue,
+                                                                         ClientOptions options) {
+        return async("pull " + name, () -> pull(location, name, pool, queue, options));
+    }
+
+    private static CompletableFuture<Long> async(String what, java.util.function.LongSupplier work) {
+        CompletableFuture<Long> f = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                f.complete(work.getAsLong());
+            } catch (Throwable e) {
+                f.completeExceptionally(e);
+            }
+        }, "sharedarrays-flight " + what);
+        t.setDaemon(true);
+        t.start();
+        return f;
+    }
+}

@@ -1,0 +1,80 @@
+package dev.sharedarrays.flight.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.arrow.flight.CallOption;
+import io.grpc.netty.GrpcSslContexts;
+import io.grpc.netty.NettyChannelBuilder;
+import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.FlightGrpcUtils;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.auth2.BearerCredentialWriter;
+import org.apache.arrow.flight.grpc.CredentialCallOption;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+
+/** A connection to a bridge server: its client, allocator and the call options that carry the token. */
+public final class Remote implements AutoCloseable {
+    /** gRPC's flow-control window of each connection: several large messages may be in flight. */
+    public static final int FLOW_WINDOW = 16 << 20;
+    public final String uri;
+    public final BufferAllocator allocator;
+    public final FlightClient client;
+    public final CallOption[] options;
+
+    public Remote(String uri, String token, Path trusted) {
+        this.uri = uri;
+        Location location;
+        try {
+            location = new Location(new URI(uri));
+        } catch (URISyntaxException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("'" + uri + "' is not a Flight location; write grpc+tcp://host:port or grpc+tls://host:port");
+        }
+        String scheme = location.getUri().getScheme();
+        if (!"grpc+tcp".equals(scheme) && !"grpc+tls".equals(scheme) && !"grpc".equals(scheme)) {
+            throw new IllegalArgumentException("'" + uri + "' is not a Flight location; write grpc+tcp://host:port or grpc+tls://host:port");
+        }
+        this.allocator = new RootAllocator();
+        URI u = location.getUri();
+        NettyChannelBuilder b = NettyChannelBuilder.forAddress(u.getHost(), u.getPort())
+                .maxInboundMessageSize(Integer.MAX_VALUE)
+                // a wider window than the default 1 MiB, so large messages do not stall on window updates
+                .flowControlWindow(FLOW_WINDOW);
+        if ("grpc+tls".equals(scheme)) {
+            try {
+                var ssl = GrpcSslContexts.forClient();
+                if (trusted != null) {
+                    try (InputStream in = Files.newInputStream(trusted)) {
+                        ssl.trustManager(in);
+                    }
+                }
+                b.useTransportSecurity().sslContext(ssl.build());
+            } catch (IOException e) {
+                allocator.close();
+                throw new IllegalArgumentException("cannot read the trusted certificate " + trusted + ": " + e.getMessage(), e);
+            }
+        } else {
+            b.usePlaintext();
+        }
+        this.client = FlightGrpcUtils.createFlightClient(allocator, b.build());
+        this.options = token == null ? new CallOption[0] : new CallOption[] {new CredentialCallOption(new BearerCredentialWriter(token))};
+    }
+
+    @Override
+    public void close() {
+        try {
+            client.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            allocator.close();
+        } catch (IllegalStateException e) {
+            // buffers gRPC still holds after a broken call; freed with the JVM
+        }
+    }
+}

@@ -1,0 +1,85 @@
+package dev.sharedarrays.flight.internal;
+
+import dev.sharedarrays.ArrayPool;
+import dev.sharedarrays.ArrayQueue;
+import dev.sharedarrays.DType;
+import dev.sharedarrays.SharedNDArray;
+import dev.sharedarrays.WaitTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.apache.arrow.flight.OutboundStreamListener;
+
+/**
+ * Waits that last as long as the stream does: local waits in slices, so that a stream whose other
+ * end went away (cancelled, failed) is noticed within one slice.
+ */
+public final class Waits {
+    static final Duration SLICE = Duration.ofMillis(200);
+
+    private Waits() {
+    }
+
+    /** Thrown when {@code stop} said so during a wait. */
+    public static final class Stopped extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Stopped() {
+            super(null, null, false, false);
+        }
+    }
+
+    private static void check(BooleanSupplier stop) {
+        if (stop.getAsBoolean()) {
+            throw new Stopped();
+        }
+    }
+
+    /** The next message, or null once the queue ended and drained. */
+    public static SharedNDArray<?> receive(ArrayQueue q, BooleanSupplier stop) {
+        while (true) {
+            check(stop);
+            try {
+                return q.receive(SLICE);
+            } catch (WaitTimeoutException e) {
+                // a slice without a message: look at stop, wait again
+            }
+        }
+    }
+
+    public static <T extends DType<T>> SharedNDArray<T> acquire(ArrayPool<T> pool, BooleanSupplier stop) {
+        while (true) {
+            check(stop);
+            try {
+                return pool.acquire(SLICE);
+            } catch (WaitTimeoutException e) {
+                // every slot is held (backpressure): wait again
+            }
+        }
+    }
+
+    /** Sends, waiting while the queue is full; on Stopped the array is still the caller's. */
+    public static void send(ArrayQueue q, SharedNDArray<?> a, BooleanSupplier stop) {
+        while (true) {
+            check(stop);
+            try {
+                q.send(a, SLICE);
+                return;
+            } catch (WaitTimeoutException e) {
+                // full (backpressure): wait again
+            }
+        }
+    }
+
+    /**
+     * Until gRPC can take another message without buffering it (its flow-control window). Arrow's
+     * listeners offer isReady(), and an on-ready handler only on the server side: a short park
+     * keeps one code path for both.
+     */
+    public static void ready(OutboundStreamListener l, BooleanSupplier stop) {
+        while (!l.isReady()) {
+            check(stop);
+            LockSupport.parkNanos(50_000);
+        }
+    }
+}
