@@ -20,9 +20,9 @@ import java.util.function.LongFunction;
  * array; either way an axis holds at most {@code Integer.MAX_VALUE - 8} elements.
  *
  * <p>Several cores, as {@link java.util.Arrays#parallelSort}: {@link #parallelSort()} and
- * {@link #parallelSorted()} cut each long contiguous lane (of the types the native sort takes) into
- * a chunk per core of at least 2^20 elements, sort the chunks at once on the common fork-join pool
- * and merge them; the same order and result as {@link #sort()} and {@link #sorted()}, which any
+ * {@link #parallelSorted()} split each long contiguous lane (of the types the native sort takes)
+ * by value into a bucket per core (2^20 elements a core at least) on the common fork-join pool and
+ * sort the buckets at once; the same result as {@link #sort()} and {@link #sorted()}, which any
  * other lane gets. numpy and torch have no parallel sort.
  *
  * @param <T> the element type marker
@@ -90,7 +90,7 @@ public sealed interface Sorting<T extends DType<T>> permits SharedNDArray {
     default void parallelSort(int axis) {
         SharedNDArray<T> a = self();
         AxisReduction.outShape(a.layout().shape(), axis);
-        if (ParallelLaneSort.chunks(a.type(), a.layout(), axis) < 2) {
+        if (ParallelLaneSort.buckets(a.type(), a.layout(), axis) < 2) {
             sort(axis);
             return;
         }
@@ -128,11 +128,11 @@ public sealed interface Sorting<T extends DType<T>> permits SharedNDArray {
             Loops.binary(a.type(), Op.ASSIGN, copy.mem(), copy.layout(), a.mem(), a.layout());
             return copy;
         });
-        if (ParallelLaneSort.chunks(work.type(), work.layout(), axis) < 2) {
+        if (ParallelLaneSort.buckets(work.type(), work.layout(), axis) < 2) {
             LaneSort.sort(work.type(), work.mem(), work.layout(), axis, null);
             return work;
         }
-        // the chunks are sorted in the copy and merged into the result, which then holds every element
+        // the copy is split into the result by value, where the buckets are then sorted
         SharedNDArray<T> out = Local.empty(a.dtype(), a.layout().shape());
         try {
             withScratch(scratch -> ParallelLaneSort.sort(work.type(), work.mem(), out.mem(), work.layout(), axis, scratch));

@@ -26,12 +26,12 @@ class ParallelLaneSortTest : FunSpec({
     val anon = CreateOptions.defaults().backend(Backend.ANONYMOUS)
     val shm = CreateOptions.defaults().backend(Backend.SHM)
 
-    fun <R> withChunks(chunks: Int, body: () -> R): R {
-        val before = ParallelLaneSort.forceChunks(chunks)
+    fun <R> withBuckets(chunks: Int, body: () -> R): R {
+        val before = ParallelLaneSort.forceBuckets(chunks)
         try {
             return body()
         } finally {
-            ParallelLaneSort.forceChunks(before)
+            ParallelLaneSort.forceBuckets(before)
         }
     }
 
@@ -41,7 +41,7 @@ class ParallelLaneSortTest : FunSpec({
             for (chunks in listOf(2, 3, 4, 5, 7)) {
                 for (n in listOf(1, 2, 3, 8, 17, 1000, 100_003)) {
                     for (specials in listOf(false, true)) {
-                        withChunks(chunks) {
+                        withBuckets(chunks) {
                             for (options in listOf(anon, shm)) {
                                 SharedArrays.createAny(dtype, longArrayOf(n.toLong()), options).use { a ->
                                     val bits = LongArray(n) { randomBits(dtype, rnd, specials) }
@@ -69,7 +69,7 @@ class ParallelLaneSortTest : FunSpec({
                 { if (it % 2 == 0) it.toLong() else (n - it).toLong() },
             )
             for (chunks in listOf(2, 3, 4)) {
-                withChunks(chunks) {
+                withBuckets(chunks) {
                     for (shape in shapes) {
                         SharedArrays.createAny(dtype, longArrayOf(n.toLong()), anon).use { a ->
                             val bits = LongArray(n) { encode(dtype, shape(it)) }
@@ -86,7 +86,7 @@ class ParallelLaneSortTest : FunSpec({
         val rnd = SplittableRandom(11)
         val rows = 3
         val cols = 20_011
-        withChunks(3) {
+        withBuckets(3) {
             SharedArrays.createAny(F64.TYPE, longArrayOf(rows.toLong(), cols.toLong()), anon).use { a ->
                 val bits = LongArray(rows * cols) { randomBits(F64.TYPE, rnd, true) }
                 write(a, bits)
@@ -105,7 +105,7 @@ class ParallelLaneSortTest : FunSpec({
 
     test("types the native sort does not take (I16, U8) sort as sort() does") {
         val rnd = SplittableRandom(12)
-        withChunks(4) {
+        withBuckets(4) {
             for (dtype in listOf<DType<*>>(I16.TYPE, U8.TYPE)) {
                 SharedArrays.createAny(dtype, longArrayOf(50_001), anon).use { a ->
                     for (i in 0 until 50_001L) {
