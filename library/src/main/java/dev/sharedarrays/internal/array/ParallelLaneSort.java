@@ -238,6 +238,29 @@ public final class ParallelLaneSort {
     private static void scatter(MemorySegment s, long from, long to, long[] splitters, boolean wide, boolean floating,
             MemorySegment out, long[] next) {
         long[] at = next.clone();
+        if (splitters.length == 1) { // two buckets: both places in registers, no store and reload of a counter
+            long sp = splitters[0];
+            long lo = at[0];
+            long hi = at[1];
+            if (wide) {
+                for (long i = from; i < to; i++) {
+                    long v = s.getAtIndex(JAVA_LONG, i);
+                    boolean up = key64(v, floating) >= sp;
+                    out.setAtIndex(JAVA_LONG, up ? hi : lo, v);
+                    hi += up ? 1 : 0;
+                    lo += up ? 0 : 1;
+                }
+            } else {
+                for (long i = from; i < to; i++) {
+                    int v = s.getAtIndex(JAVA_INT, i);
+                    boolean up = key32(v, floating) >= sp;
+                    out.setAtIndex(JAVA_INT, up ? hi : lo, v);
+                    hi += up ? 1 : 0;
+                    lo += up ? 0 : 1;
+                }
+            }
+            return;
+        }
         if (wide) {
             for (long i = from; i < to; i++) {
                 long v = s.getAtIndex(JAVA_LONG, i);
