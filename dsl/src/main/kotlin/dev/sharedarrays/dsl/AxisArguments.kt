@@ -50,3 +50,9 @@ public fun <T : DType<T>> SharedNDArray<T>.sort(axis: Int): Unit = sort(axis)
 
 /** A sorted process-local copy, sorted along [axis]. */
 public fun <T : DType<T>> SharedNDArray<T>.sorted(axis: Int): SharedNDArray<T> = sorted(axis)
+
+/** Sorts along [axis] in place, a long lane on several cores (the result of sort). */
+public fun <T : DType<T>> SharedNDArray<T>.parallelSort(axis: Int): Unit = parallelSort(axis)
+
+/** A process-local copy sorted along [axis], a long lane on several cores (the result of sorted). */
+public fun <T : DType<T>> SharedNDArray<T>.parallelSorted(axis: Int): SharedNDArray<T> = parallelSorted(axis)

@@ -90,7 +90,7 @@ public final class LaneSort {
     }
 
     /** The basic type code {@link JdkSimdSort} sorts t's elements as, or 0 if it does not. */
-    private static int nativeType(ElementType t) {
+    static int nativeType(ElementType t) {
         if (!JdkSimdSort.available()) {
             return 0;
         }
@@ -140,7 +140,7 @@ public final class LaneSort {
      * Moves the NaNs of lane to its end and turns its -0.0s into 0.0: returns the count of
      * elements that are not NaN in the low 32 bits and of the -0.0s in the high 32 bits.
      */
-    private static long nansLastF64(MemorySegment lane, int n) {
+    static long nansLastF64(MemorySegment lane, int n) {
         int first = 0;
         // a branch-free pass per block finds the (usually absent) first NaN or -0.0 at memory speed
         while (first < n) {
@@ -170,7 +170,7 @@ public final class LaneSort {
         return (long) negativeZeros << 32 | high;
     }
 
-    private static long nansLastF32(MemorySegment lane, int n) {
+    static long nansLastF32(MemorySegment lane, int n) {
         int first = 0;
         while (first < n) {
             int end = Math.min(n, first + Blocks.SIZE);
@@ -200,7 +200,7 @@ public final class LaneSort {
     }
 
     /** In the sorted, NaN-free first m elements, makes the first {@code negative} of the zeros -0.0. */
-    private static void negativeZerosFirstF64(MemorySegment lane, int m, int negative) {
+    static void negativeZerosFirstF64(MemorySegment lane, int m, int negative) {
         if (negative == 0) {
             return;
         }
@@ -219,7 +219,7 @@ public final class LaneSort {
         }
     }
 
-    private static void negativeZerosFirstF32(MemorySegment lane, int m, int negative) {
+    static void negativeZerosFirstF32(MemorySegment lane, int m, int negative) {
         if (negative == 0) {
             return;
         }
@@ -239,13 +239,13 @@ public final class LaneSort {
     }
 
     /** Unsigned values xor the sign bit order as signed values in the unsigned order. */
-    private static void flipLongs(MemorySegment lane, int n) {
+    static void flipLongs(MemorySegment lane, int n) {
         for (int i = 0; i < n; i++) {
             lane.setAtIndex(JAVA_LONG, i, lane.getAtIndex(JAVA_LONG, i) ^ Long.MIN_VALUE);
         }
     }
 
-    private static void flipInts(MemorySegment lane, int n) {
+    static void flipInts(MemorySegment lane, int n) {
         for (int i = 0; i < n; i++) {
             lane.setAtIndex(JAVA_INT, i, lane.getAtIndex(JAVA_INT, i) ^ Integer.MIN_VALUE);
         }

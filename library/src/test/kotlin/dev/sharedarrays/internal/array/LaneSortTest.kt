@@ -104,7 +104,7 @@ class LaneSortTest : FunSpec({
     }
 })
 
-private fun randomBits(t: DType<*>, rnd: SplittableRandom, specials: Boolean): Long {
+internal fun randomBits(t: DType<*>, rnd: SplittableRandom, specials: Boolean): Long {
     val special = specials && rnd.nextInt(8) == 0
     return when (t) {
         F64.TYPE -> if (special) {
@@ -138,7 +138,7 @@ private fun randomBits(t: DType<*>, rnd: SplittableRandom, specials: Boolean): L
 }
 
 /** numpy's order of the elements with these bits: floats by Double.compare (NaNs last, -0.0 first), unsigned by value. */
-private fun reference(t: DType<*>, bits: LongArray): List<Long> = when (t) {
+internal fun reference(t: DType<*>, bits: LongArray): List<Long> = when (t) {
     F64.TYPE -> bits.sortedWith { x, y -> java.lang.Double.compare(java.lang.Double.longBitsToDouble(x), java.lang.Double.longBitsToDouble(y)) }
     F32.TYPE -> bits.sortedWith { x, y -> java.lang.Float.compare(java.lang.Float.intBitsToFloat(x.toInt()), java.lang.Float.intBitsToFloat(y.toInt())) }
     I64.TYPE -> bits.sorted()
@@ -148,7 +148,7 @@ private fun reference(t: DType<*>, bits: LongArray): List<Long> = when (t) {
 }
 
 /** Equal bits, except that a NaN matches any NaN (numpy does not keep payloads either; a signalling NaN may come back quiet). */
-private fun same(t: DType<*>, got: LongArray, expected: List<Long>) {
+internal fun same(t: DType<*>, got: LongArray, expected: List<Long>) {
     fun isNaN(x: Long) = when (t) {
         F64.TYPE -> java.lang.Double.isNaN(java.lang.Double.longBitsToDouble(x))
         F32.TYPE -> java.lang.Float.isNaN(java.lang.Float.intBitsToFloat(x.toInt()))
@@ -157,7 +157,7 @@ private fun same(t: DType<*>, got: LongArray, expected: List<Long>) {
     got.map { if (isNaN(it)) "NaN" else it.toString() } shouldBe expected.map { if (isNaN(it)) "NaN" else it.toString() }
 }
 
-private fun write(a: SharedNDArray<*>, bits: LongArray) {
+internal fun write(a: SharedNDArray<*>, bits: LongArray) {
     val s: MemorySegment = a.data()
     bits.forEachIndexed { i, b ->
         when (a.dtype().itemSize()) {
@@ -168,7 +168,7 @@ private fun write(a: SharedNDArray<*>, bits: LongArray) {
 }
 
 /** The elements of a C-contiguous array as bits (32-bit ones zero-extended). */
-private fun read(a: SharedNDArray<*>): LongArray {
+internal fun read(a: SharedNDArray<*>): LongArray {
     val s: MemorySegment = a.data()
     return LongArray(a.size().toInt()) {
         when (a.dtype().itemSize()) {
