@@ -4,9 +4,12 @@ import dev.sharedarrays.ArrayPool;
 import dev.sharedarrays.ArrayQueue;
 import dev.sharedarrays.DType;
 import dev.sharedarrays.flight.internal.BridgeProducer;
+import dev.sharedarrays.flight.internal.Cancel;
 import dev.sharedarrays.flight.internal.Forwarding;
 import dev.sharedarrays.flight.internal.Pulling;
 import dev.sharedarrays.flight.internal.Remote;
+import dev.sharedarrays.flight.internal.TransferFuture;
+import dev.sharedarrays.flight.internal.Tuning;
 import dev.sharedarrays.flight.internal.TokenAuthenticator;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -73,7 +76,7 @@ public final class FlightBridge {
         BufferAllocator allocator = new RootAllocator();
         BridgeProducer producer = new BridgeProducer(allocator);
         try {
-            java.util.function.Consumer<io.grpc.netty.NettyServerBuilder> tune = nb -> nb.flowControlWindow(Remote.FLOW_WINDOW);
+            java.util.function.Consumer<io.grpc.netty.NettyServerBuilder> tune = Tuning::server;
             FlightServer.Builder b = FlightServer.builder(allocator, location, producer)
                     .transportHint("grpc.builderConsumer", tune)
                     .headerAuthenticator(options.token() == null ? CallHeaderAuthenticator.NO_OP : new TokenAuthenticator(options.token()));
@@ -107,9 +110,13 @@ public final class FlightBridge {
      *         message in transit then is lost: at most once)
      */
     public static long forward(ArrayQueue queue, String location, String name, ClientOptions options) {
+        return forward(queue, location, name, options, Cancel.none());
+    }
+
+    private static long forward(ArrayQueue queue, String location, String name, ClientOptions options, Cancel cancel) {
         long[] count = {0};
         try (Remote r = new Remote(location, options.token(), options.trustedCertificate())) {
-            return Forwarding.run(queue, r, name, count);
+            return Forwarding.run(queue, r, name, count, cancel);
         } catch (FlightRuntimeException e) {
             throw new FlightBridgeException("forwarding " + queue.handle() + " to queue/" + name + " at " + location + " failed after "
                     + count[0] + " message(s): " + e.status().code() + ": " + e.getMessage(), e);
@@ -133,33 +140,48 @@ public final class FlightBridge {
      * @throws IllegalArgumentException if the stream's element type or size is not the pool's
      */
     public static <T extends DType<T>> long pull(String location, String name, ArrayPool<T> pool, ArrayQueue queue, ClientOptions options) {
+        return pull(location, name, pool, queue, options, Cancel.none());
+    }
+
+    private static <T extends DType<T>> long pull(String location, String name, ArrayPool<T> pool, ArrayQueue queue, ClientOptions options,
+                                                  Cancel cancel) {
         long[] count = {0, 0};
         try (Remote r = new Remote(location, options.token(), options.trustedCertificate())) {
-            return Pulling.run(r, name, pool, queue, count);
+            return Pulling.run(r, name, pool, queue, count, cancel);
         } catch (FlightRuntimeException e) {
             throw new FlightBridgeException("pulling queue/" + name + " from " + location + " into " + queue.handle() + " failed after "
                     + count[0] + " message(s): " + e.status().code() + ": " + e.getMessage(), e);
         }
     }
 
-    /** {@link #forward(ArrayQueue, String, String, ClientOptions)} on a thread of its own. */
+    /**
+     * {@link #forward(ArrayQueue, String, String, ClientOptions)} on a thread of its own.
+     * Cancelling the future stops the forwarding within 0.2 s: the remote queue gets no end (the
+     * server sees a cancelled put), the local queue is left as it is.
+     */
     public static CompletableFuture<Long> forwardAsync(ArrayQueue queue, String location, String name, ClientOptions options) {
-        return async("forward " + name, () -> forward(queue, location, name, options));
+        return async("forward " + name, c -> forward(queue, location, name, options, c));
     }
 
-    /** {@link #pull(String, String, ArrayPool, ArrayQueue, ClientOptions)} on a thread of its own. */
+    /**
+     * {@link #pull(String, String, ArrayPool, ArrayQueue, ClientOptions)} on a thread of its own.
+     * Cancelling the future cancels the Flight stream at once; the local queue gets no end.
+     */
     public static <T extends DType<T>> CompletableFuture<Long> pullAsync(String location, String name, ArrayPool<T> pool, ArrayQueue queue,
                                                                          ClientOptions options) {
-        return async("pull " + name, () -> pull(location, name, pool, queue, options));
+        return async("pull " + name, c -> pull(location, name, pool, queue, options, c));
     }
 
-    private static CompletableFuture<Long> async(String what, java.util.function.LongSupplier work) {
-        CompletableFuture<Long> f = new CompletableFuture<>();
+    private static CompletableFuture<Long> async(String what, java.util.function.ToLongFunction<Cancel> work) {
+        Cancel cancel = new Cancel();
+        TransferFuture f = new TransferFuture(cancel);
         Thread t = new Thread(() -> {
             try {
-                f.complete(work.getAsLong());
+                f.complete(work.applyAsLong(cancel));
             } catch (Throwable e) {
                 f.completeExceptionally(e);
+            } finally {
+                f.markFinished();
             }
         }, "sharedarrays-flight " + what);
         t.setDaemon(true);

@@ -111,6 +111,19 @@ class TwoHostBridgeTest {
             String refused = wrong.expect("error", 30);
             assertTrue(refused.contains("UNAUTHENTICATED") && refused.contains("wrong bearer token"), refused);
 
+            // the network cut without a reset (B's link down): keepalive pings find the connection dead
+            Proc cut = start(procs, "B cut off", nsB, Proc.java(BridgeChild.class.getName(), "pull", uri, "stall"), hostB);
+            Thread.sleep(3000); // its JVM started and its stream waits on the empty queue
+            assertTrue(cut.process.isAlive(), "the puller is waiting: " + cut.seen);
+            long c0 = System.nanoTime();
+            must("ip", "-n", nsB, "link", "set", vethB, "down");
+            String silent = cut.expect("error", 25);
+            double cutSeconds = (System.nanoTime() - c0) / 1e9;
+            System.err.printf("[two-host] network cut noticed on B after %.2f s: %s%n", cutSeconds, silent);
+            assertTrue(silent.contains("FlightBridgeException") && silent.contains("UNAVAILABLE"), silent);
+            assertTrue(cutSeconds < 20, "B learned of the cut after " + cutSeconds + " s");
+            must("ip", "-n", nsB, "link", "set", vethB, "up");
+
             // a server killed in the middle of a stream: an exception on B within seconds
             Proc waiting = start(procs, "B stalled", nsB, Proc.java(BridgeChild.class.getName(), "pull", uri, "stall"), hostB);
             Thread.sleep(3000); // its JVM started and its stream waits on the empty queue

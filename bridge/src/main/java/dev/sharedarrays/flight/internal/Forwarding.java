@@ -3,7 +3,9 @@ package dev.sharedarrays.flight.internal;
 import dev.sharedarrays.ArrayQueue;
 import dev.sharedarrays.SharedNDArray;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
+import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.PutResult;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -50,10 +52,10 @@ public final class Forwarding {
      * Returns or throws only once gRPC holds no message's memory any more: the caller may then
      * close the queue (and so unmap the pools the messages live in).
      */
-    public static long run(ArrayQueue queue, Remote remote, String name, long[] counter) {
+    public static long run(ArrayQueue queue, Remote remote, String name, long[] counter, Cancel cancel) {
         InFlight inFlight = new InFlight(() -> { });
         try {
-            return run(queue, remote, name, counter, inFlight);
+            return run(queue, remote, name, counter, inFlight, cancel);
         } finally {
             try {
                 inFlight.endAndAwait(RELEASE_MILLIS);
@@ -63,11 +65,16 @@ public final class Forwarding {
         }
     }
 
-    private static long run(ArrayQueue queue, Remote remote, String name, long[] counter, InFlight inFlight) {
+    private static long run(ArrayQueue queue, Remote remote, String name, long[] counter, InFlight inFlight, Cancel cancel) {
         FlightPath path = new FlightPath(FlightPath.QUEUE, name);
         Outcome outcome = new Outcome();
-        BooleanSupplier stop = () -> outcome.error != null;
-        SharedNDArray<?> first = Waits.receive(queue, stop);
+        BooleanSupplier stop = () -> outcome.error != null || cancel.isCancelled();
+        SharedNDArray<?> first;
+        try {
+            first = Waits.receive(queue, stop);
+        } catch (Waits.Stopped e) {
+            throw cancelled(remote, name, counter);
+        }
         TensorSchema schema = first == null ? null : new TensorSchema(first.dtype(), first.shape());
         Schema arrow = schema == null ? new Schema(List.of()) : schema.toArrow();
         try (VectorSchemaRoot root = VectorSchemaRoot.create(arrow, remote.allocator)) {
@@ -82,30 +89,37 @@ public final class Forwarding {
             }
             put.setUseZeroCopy(true);
             SharedNDArray<?> m = first;
-            while (m != null) {
-                TensorSchema s = new TensorSchema(m.dtype(), m.shape());
-                if (!s.equals(schema)) {
-                    m.close();
-                    IllegalArgumentException e = new IllegalArgumentException("the local queue " + queue.handle() + " sent a " + s
-                            + " array into a stream of " + schema + "; a Flight stream carries one element type and shape (dropped)");
-                    put.error(e);
-                    throw e;
+            try {
+                while (m != null) {
+                    TensorSchema s = new TensorSchema(m.dtype(), m.shape());
+                    if (!s.equals(schema)) {
+                        m.close();
+                        IllegalArgumentException e = new IllegalArgumentException("the local queue " + queue.handle() + " sent a " + s
+                                + " array into a stream of " + schema + "; a Flight stream carries one element type and shape (dropped)");
+                        put.error(e);
+                        throw e;
+                    }
+                    try {
+                        Waits.ready(put, stop);
+                    } catch (Waits.Stopped e) {
+                        m.close();
+                        throw e;
+                    }
+                    inFlight.add();
+                    SharedNDArray<?> sent = m;
+                    Batches.load(root, remote.allocator, m, () -> {
+                        sent.close();
+                        inFlight.release();
+                    });
+                    put.putNext();
+                    counter[0]++;
+                    m = Waits.receive(queue, stop);
                 }
-                try {
-                    Waits.ready(put, stop);
-                } catch (Waits.Stopped e) {
-                    m.close();
-                    throw e;
+            } catch (Waits.Stopped e) {
+                if (outcome.error == null) {
+                    put.error(CallStatus.CANCELLED.withDescription("the forwarding was cancelled").toRuntimeException());
                 }
-                inFlight.add();
-                SharedNDArray<?> sent = m;
-                Batches.load(root, remote.allocator, m, () -> {
-                    sent.close();
-                    inFlight.release();
-                });
-                put.putNext();
-                counter[0]++;
-                m = Waits.receive(queue, stop);
+                throw e;
             }
             put.completed();
             put.getResult();
@@ -114,8 +128,16 @@ public final class Forwarding {
             }
             return counter[0];
         } catch (Waits.Stopped e) {
+            if (outcome.error == null && cancel.isCancelled()) {
+                // (the put was ended with an error by this thread: gRPC's calls are not for two threads at once)
+                throw cancelled(remote, name, counter);
+            }
             Throwable t = outcome.error;
             throw t instanceof RuntimeException r ? r : new IllegalStateException(String.valueOf(t), t);
         }
+    }
+
+    private static CancellationException cancelled(Remote remote, String name, long[] counter) {
+        return new CancellationException("forwarding to queue/" + name + " at " + remote.uri + " was cancelled after " + counter[0] + " message(s)");
     }
 }

@@ -14,9 +14,10 @@ public final class Pulling {
     }
 
     @SuppressWarnings("try") // FlightStream.close() declares Exception, InterruptedException among them
-    public static <T extends DType<T>> long run(Remote remote, String name, ArrayPool<T> pool, ArrayQueue queue, long[] counter) {
+    public static <T extends DType<T>> long run(Remote remote, String name, ArrayPool<T> pool, ArrayQueue queue, long[] counter, Cancel cancel) {
         FlightPath path = new FlightPath(FlightPath.QUEUE, name);
         try (FlightStream stream = remote.client.getStream(path.ticket(), remote.options)) {
+            cancel.onCancel(() -> stream.cancel("the pull was cancelled", null));
             try {
                 if (stream.getSchema().getFields().isEmpty()) {
                     while (stream.next()) {
@@ -37,11 +38,11 @@ public final class Pulling {
                 while (stream.next()) {
                     VectorSchemaRoot root = stream.getRoot();
                     for (int r = 0; r < root.getRowCount(); r++) {
-                        SharedNDArray<T> slot = Waits.acquire(pool, () -> false);
+                        SharedNDArray<T> slot = Waits.acquire(pool, cancel::isCancelled);
                         boolean sent = false;
                         try {
                             Batches.copyRow(root, r, s, slot.data().asSlice(slot.elementOffset() * slot.itemSize(), s.bytes()));
-                            Waits.send(queue, slot, () -> false);
+                            Waits.send(queue, slot, cancel::isCancelled);
                             sent = true;
                         } finally {
                             if (!sent) {
@@ -53,6 +54,9 @@ public final class Pulling {
                 }
                 queue.end();
                 return counter[0];
+            } catch (Waits.Stopped e) {
+                throw new java.util.concurrent.CancellationException("pulling queue/" + name + " from " + remote.uri + " was cancelled after "
+                        + counter[0] + " message(s)");
             } catch (RuntimeException e) {
                 stream.cancel("the client stopped: " + e.getMessage(), e);
                 throw e;

@@ -19,8 +19,6 @@ import org.apache.arrow.memory.RootAllocator;
 
 /** A connection to a bridge server: its client, allocator and the call options that carry the token. */
 public final class Remote implements AutoCloseable {
-    /** gRPC's flow-control window of each connection: several large messages may be in flight. */
-    public static final int FLOW_WINDOW = 16 << 20;
     public final String uri;
     public final BufferAllocator allocator;
     public final FlightClient client;
@@ -40,10 +38,7 @@ public final class Remote implements AutoCloseable {
         }
         this.allocator = new RootAllocator();
         URI u = location.getUri();
-        NettyChannelBuilder b = NettyChannelBuilder.forAddress(u.getHost(), u.getPort())
-                .maxInboundMessageSize(Integer.MAX_VALUE)
-                // a wider window than the default 1 MiB, so large messages do not stall on window updates
-                .flowControlWindow(FLOW_WINDOW);
+        NettyChannelBuilder b = Tuning.client(NettyChannelBuilder.forAddress(u.getHost(), u.getPort()));
         if ("grpc+tls".equals(scheme)) {
             try {
                 var ssl = GrpcSslContexts.forClient();
@@ -61,7 +56,8 @@ public final class Remote implements AutoCloseable {
             b.usePlaintext();
         }
         this.client = FlightGrpcUtils.createFlightClient(allocator, b.build());
-        this.options = token == null ? new CallOption[0] : new CallOption[] {new CredentialCallOption(new BearerCredentialWriter(token))};
+        this.options = token == null ? new CallOption[] {Tuning.CLIENT_ON_READY}
+                : new CallOption[] {Tuning.CLIENT_ON_READY, new CredentialCallOption(new BearerCredentialWriter(token))};
     }
 
     @Override
