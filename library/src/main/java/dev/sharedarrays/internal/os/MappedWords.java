@@ -29,7 +29,9 @@ public final class MappedWords {
         MemorySegment word = java.lang.foreign.Arena.global().allocate(8, 8);
         for (int i = 0; i < WARM_CALLS; i++) {
             cas(word, 0, 0, 0);
+            casLoaded(word, 0, 0, 0);
             casInt(word, 0, 0, 0);
+            getAndAddIntSamePage(word, 0, 0);
             getAndAdd(word, 0, 0);
             getAndAddInt(word, 0, 0);
             getAndSet(word, 0, 0);

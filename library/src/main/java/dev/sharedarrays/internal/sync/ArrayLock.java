@@ -1,7 +1,7 @@
 package dev.sharedarrays.internal.sync;
 
-import dev.sharedarrays.internal.os.MappedWords;
 import dev.sharedarrays.WaitTimeoutException;
+import dev.sharedarrays.internal.os.MappedWords;
 import dev.sharedarrays.internal.os.Proc;
 
 import java.lang.foreign.MemorySegment;

@@ -1,8 +1,8 @@
 package dev.sharedarrays.internal.sync;
 
-import dev.sharedarrays.internal.os.MappedWords;
 import dev.sharedarrays.ArrayHandle;
 import dev.sharedarrays.BarrierBrokenException;
+import dev.sharedarrays.internal.os.MappedWords;
 import dev.sharedarrays.internal.os.Proc;
 
 import java.lang.foreign.MemorySegment;
