@@ -2,6 +2,7 @@ package dev.sharedarrays.internal.io;
 
 import dev.sharedarrays.NpyFormatException;
 import dev.sharedarrays.internal.kernel.ElementType;
+import dev.sharedarrays.internal.kernel.ShapeLimits;
 import dev.sharedarrays.internal.segment.SegmentDescriptor;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -51,7 +52,7 @@ public record NpyHeader(ElementType type, long[] shape, boolean fortranOrder, lo
 
     /** Bytes of data the header promises. */
     public long dataLength() {
-        return SegmentDescriptor.dataLength(shape, type.itemSize());
+        return ShapeLimits.dataLength(shape, type.itemSize());
     }
 
     /** Bytes the prefix (magic, version, HEADER_LEN) of {@code version} takes. */
@@ -153,7 +154,7 @@ public record NpyHeader(ElementType type, long[] shape, boolean fortranOrder, lo
                 throw bad(path, "has shape " + Arrays.toString(shape) + "; arrays here have at least one element per axis");
             }
         }
-        if (SegmentDescriptor.dataLength(shape, type.itemSize()) < 0) {
+        if (ShapeLimits.dataLength(shape, type.itemSize()) < 0) {
             throw bad(path, "has shape " + Arrays.toString(shape) + " of " + type.descr() + ", more than "
                     + SegmentDescriptor.MAX_DATA_BYTES + " bytes (1 TiB), the most an array here holds");
         }

@@ -1,5 +1,6 @@
 package dev.sharedarrays.internal.segment;
 
+import dev.sharedarrays.internal.kernel.ShapeLimits;
 import dev.sharedarrays.internal.os.MappedWords;
 import dev.sharedarrays.internal.os.Proc;
 
@@ -123,7 +124,7 @@ public final class ControlBlock {
                 throw invalid(where, "shape[" + i + "] is " + d + " beyond ndim " + ndim);
             }
         }
-        long dataLength = dataLength(shape, dtype.itemSize());
+        long dataLength = ShapeLimits.dataLength(shape, dtype.itemSize());
         if (dataLength < 0) {
             throw invalid(where, "shape " + Arrays.toString(shape) + " of " + dtype + " overflows or exceeds 1 TiB");
         }

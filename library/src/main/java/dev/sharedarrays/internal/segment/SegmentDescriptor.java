@@ -136,11 +136,6 @@ public final class SegmentDescriptor {
     private SegmentDescriptor() {
     }
 
-    /** Bytes of data for a shape, or -1 if it overflows or exceeds {@link #MAX_DATA_BYTES}. */
-    public static long dataLength(long[] shape, int itemSize) {
-        return ShapeLimits.dataLength(shape, itemSize);
-    }
-
     /** Offset of the control block, also the length of header plus padded data. */
     public static long controlOffset(long dataLength) {
         return roundUp(DATA_OFFSET + dataLength);

@@ -1,5 +1,6 @@
 package dev.sharedarrays.internal.segment;
 
+import dev.sharedarrays.internal.kernel.ShapeLimits;
 import dev.sharedarrays.internal.os.Proc;
 
 import dev.sharedarrays.Backend;
@@ -26,7 +27,7 @@ public record SegmentFacts(DType<?> dtype, long[] shape, long dataLength, long i
      */
     public static SegmentFacts forNew(DType<?> dtype, long[] shape, Lifetime lifetime, Backend backend) {
         long[] checked = checkShape(shape, dtype);
-        return new SegmentFacts(dtype, checked, SegmentDescriptor.dataLength(checked, dtype.itemSize()), RANDOM.nextLong(),
+        return new SegmentFacts(dtype, checked, ShapeLimits.dataLength(checked, dtype.itemSize()), RANDOM.nextLong(),
                 Proc.selfPid(), Proc.selfStartTime(), System.currentTimeMillis(), flags(lifetime, backend));
     }
 
@@ -45,7 +46,7 @@ public record SegmentFacts(DType<?> dtype, long[] shape, long dataLength, long i
                 throw new IllegalArgumentException("shape[" + i + "] is " + shape[i] + ", every dimension must be >= 1");
             }
         }
-        if (SegmentDescriptor.dataLength(shape, dtype.itemSize()) < 0) {
+        if (ShapeLimits.dataLength(shape, dtype.itemSize()) < 0) {
             throw new IllegalArgumentException("shape " + Arrays.toString(shape) + " of " + dtype + " needs more than "
                     + "the limit of 1 TiB (" + SegmentDescriptor.MAX_DATA_BYTES + " bytes) or overflows a long");
         }

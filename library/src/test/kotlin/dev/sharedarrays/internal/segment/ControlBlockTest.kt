@@ -8,6 +8,7 @@ import dev.sharedarrays.I16
 import dev.sharedarrays.InvalidSegmentException
 import dev.sharedarrays.SharedArrayException
 import dev.sharedarrays.U8
+import dev.sharedarrays.internal.kernel.ShapeLimits
 import dev.sharedarrays.internal.os.Proc
 import dev.sharedarrays.internal.segment.SegmentDescriptor.ATTACH_SLOTS
 import dev.sharedarrays.internal.segment.SegmentDescriptor.ATTACH_SLOTS_OFFSET
@@ -62,7 +63,7 @@ class ControlBlockTest : FunSpec({
 
     fun facts(dtype: DType<*>, vararg shape: Long, id: Long = 0x0123456789abcdefL, pid: Long = 4242, start: Long = 777,
               created: Long = 1_700_000_000_123, persistent: Boolean = false, backend: Backend = Backend.SHM) =
-        SegmentFacts(dtype, shape, SegmentDescriptor.dataLength(shape, dtype.itemSize()), id, pid, start, created,
+        SegmentFacts(dtype, shape, ShapeLimits.dataLength(shape, dtype.itemSize()), id, pid, start, created,
             SegmentFacts.flags(persistent, backend))
 
     fun SegmentFacts.shouldMatch(expected: SegmentFacts) {

@@ -4,6 +4,7 @@ import dev.sharedarrays.Backend
 import dev.sharedarrays.F64
 import dev.sharedarrays.I16
 import dev.sharedarrays.U8
+import dev.sharedarrays.internal.kernel.ShapeLimits
 import dev.sharedarrays.internal.segment.SegmentDescriptor.CONTROL_SIZE
 import dev.sharedarrays.internal.segment.SegmentDescriptor.DATA_OFFSET
 import dev.sharedarrays.internal.segment.SegmentDescriptor.MAX_DATA_BYTES
@@ -35,7 +36,7 @@ class SegmentDescriptorTest : FunSpec({
                 "eight dimensions" to Case(listOf(2, 2, 2, 2, 2, 2, 2, 2), 4, 1024),
             ),
         ) { c ->
-            SegmentDescriptor.dataLength(c.shape.toLongArray(), c.itemSize) shouldBe c.length
+            ShapeLimits.dataLength(c.shape.toLongArray(), c.itemSize) shouldBe c.length
         }
     }
 
