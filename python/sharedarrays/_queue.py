@@ -366,6 +366,7 @@ class Queue(OnSegment):
     def _take(self, w: Words, timeout_ns: int | None):
         wait = None
         me = _proc.self_ident()
+        abandoned = None
         while True:
             if not _mutex.try_lock(w, Q.MUTEX_OFFSET):
                 wait = wait or Wait(timeout_ns)
@@ -393,12 +394,19 @@ class Queue(OnSegment):
                     w.fetch_add64(Q.DROPPED_OFFSET, 1)
                 if w.load64(Q.ENDED_OFFSET) != 0:
                     return None
+                if abandoned is not None:
+                    raise abandoned
             finally:
                 _mutex.unlock(w, Q.MUTEX_OFFSET)
             wait = wait or Wait(timeout_ns)
-            if not self._wait_for_change(w, wait, Q.PUT_SEQ_OFFSET, Q.PUT_WAITERS_OFFSET, seen, Q.PRODUCERS_OFFSET,
-                                         "producer", "empty"):
-                return _TIMED_OUT
+            try:
+                if not self._wait_for_change(w, wait, Q.PUT_SEQ_OFFSET, Q.PUT_WAITERS_OFFSET, seen, Q.PRODUCERS_OFFSET,
+                                             "producer", "empty"):
+                    return _TIMED_OUT
+            except QueueAbandonedError as e:
+                # every producer died, the last perhaps mid-send (slot moved, tail not yet advanced): one more
+                # look under the mutex publishes such a cell before the queue counts as abandoned
+                abandoned = e
 
     def _pool_of(self, m: _Msg) -> Pool:
         pool = self._pools.get(m.id)

@@ -192,6 +192,7 @@ public final class QueueProtocol {
      */
     public QueueMessage receive(Predicate<QueueMessage> claimSlot, long timeoutNanos, BooleanSupplier cancelled) {
         Wait wait = null;
+        QueueAbandonedException abandoned = null;
         while (true) {
             if (!ProcessMutex.tryLock(d, MUTEX_OFFSET)) {
                 wait = wait != null ? wait : new Wait(timeoutNanos, cancelled);
@@ -224,12 +225,21 @@ public final class QueueProtocol {
                 if (isEnded()) {
                     return null;
                 }
+                if (abandoned != null) {
+                    throw abandoned;
+                }
             } finally {
                 ProcessMutex.unlock(d, MUTEX_OFFSET);
             }
             wait = wait != null ? wait : new Wait(timeoutNanos, cancelled);
-            if (!waitForChange(wait, PUT_SEQ_OFFSET, PUT_WAITERS_OFFSET, seen, PRODUCERS_OFFSET, "producer", "empty")) {
-                return TIMED_OUT;
+            try {
+                if (!waitForChange(wait, PUT_SEQ_OFFSET, PUT_WAITERS_OFFSET, seen, PRODUCERS_OFFSET, "producer", "empty")) {
+                    return TIMED_OUT;
+                }
+            } catch (QueueAbandonedException e) {
+                // every producer died, the last perhaps mid-send (slot moved, tail not yet advanced):
+                // one more look under the mutex publishes such a cell before the queue counts as abandoned
+                abandoned = e;
             }
         }
     }
