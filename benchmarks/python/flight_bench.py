@@ -3,8 +3,8 @@
   flight_bench.py serve HOST PORT BYTES COUNT     a server: do_get streams COUNT one-row batches of BYTES
                                                   (a fixed_shape_tensor of float64), do_put reads and drops
                                                   what it is sent; prints "serving"
-  flight_bench.py get URI BYTES COUNT              one do_get: prints "get BYTES SECONDS"
-  flight_bench.py put URI BYTES COUNT              one do_put of COUNT such batches: prints "put BYTES SECONDS"
+  flight_bench.py get URI BYTES COUNT ROUNDS       ROUNDS do_gets on one connection: prints "round R BYTES SECONDS" for each
+  flight_bench.py put URI BYTES COUNT ROUNDS       ROUNDS do_puts of COUNT such batches on one connection: "round R BYTES SECONDS"
 """
 import itertools
 import sys
@@ -43,23 +43,23 @@ def main():
         print("serving", flush=True)
         server.serve()
         return
-    uri, nbytes, count = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    uri, nbytes, count, rounds = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
     client = fl.connect(uri)
-    if mode == "get":
+    b = batch(nbytes)
+    for r in range(rounds):
         t0 = time.perf_counter()
-        total = 0
-        for chunk in client.do_get(fl.Ticket(b"bench")):
-            # the consumer's view of each message, as a JVM consumer gets a slot
-            total += chunk.data.column(0).to_numpy_ndarray().nbytes
-        print("get %d %.6f" % (total, time.perf_counter() - t0), flush=True)
-    elif mode == "put":
-        b = batch(nbytes)
-        t0 = time.perf_counter()
-        writer, _ = client.do_put(fl.FlightDescriptor.for_path("bench"), b.schema)
-        for _ in range(count):
-            writer.write_batch(b)
-        writer.close()
-        print("put %d %.6f" % (nbytes * count, time.perf_counter() - t0), flush=True)
+        if mode == "get":
+            total = 0
+            for chunk in client.do_get(fl.Ticket(b"bench")):
+                # the consumer's view of each message, as a JVM consumer gets a slot
+                total += chunk.data.column(0).to_numpy_ndarray().nbytes
+        else:
+            writer, _ = client.do_put(fl.FlightDescriptor.for_path("bench"), b.schema)
+            for _ in range(count):
+                writer.write_batch(b)
+            writer.close()
+            total = nbytes * count
+        print("round %d %d %.6f" % (r, total, time.perf_counter() - t0), flush=True)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ import dev.sharedarrays.F64;
 import dev.sharedarrays.SharedNDArray;
 import dev.sharedarrays.flight.ClientOptions;
 import dev.sharedarrays.flight.FlightBridge;
-import dev.sharedarrays.flight.FlightBridgeException;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -32,7 +31,9 @@ import java.util.stream.Stream;
  * pair; root), beside pyarrow.flight's own do_get/do_put of the same bytes between two Python
  * processes on the same link, in the same run. JVM: A's queue pulled by B (DoGet queue/…, into
  * B's pool and queue) and A's queue forwarded to B (DoPut queue/…); every process a separate
- * one, each server the one {@code sharedarrays serve} runs. Each figure is the best of the rounds.
+ * one, each server the one {@code sharedarrays serve} runs. Each side runs one stream (JVM) or one
+ * connection (pyarrow, a call per round) of rounds + 1 rounds of ~total-mb each; a figure is the
+ * best round after the first, which connects and warms up.
  *
  * <pre>bin/bench flight [--sizes-mb 1,64] [--total-mb 1024] [--rounds 3] [--loopback]</pre>
  * {@code --loopback} runs both "hosts" on 127.0.0.1 (no root needed).
@@ -121,7 +122,7 @@ public final class FlightBenchmark {
                         "--token-file", tokenFile.toString()));
                 serverA.expect("serving");
                 serverB.expect("serving");
-                System.out.printf(Locale.ROOT, "Arrow Flight, host A -> host B %s; best of %d rounds, ~%d MiB per round%n",
+                System.out.printf(Locale.ROOT, "Arrow Flight, host A -> host B %s; one stream each, best of %d rounds after a first, ~%d MiB per round%n",
                         loopback ? "(both on 127.0.0.1: --loopback)" : "(network namespaces joined by a veth pair)", rounds, totalMb);
                 System.out.printf(Locale.ROOT, "%-8s %-40s %14s %16s %7s%n", "size", "direction (Flight call)", "bridge (JVM)", "pyarrow.flight", "ratio");
                 for (int mb : sizes) {
@@ -188,46 +189,47 @@ public final class FlightBenchmark {
             must("ip", "-n", nsB, "link", "set", vethB, "up");
         }
 
-        /** A feeds `rounds` queues of `count` slots; B pulls each into its pool and queue: bytes/s of the best round. */
+        /** A feeds one queue; B pulls it into its pool and queue in one stream: bytes/s of the best round after the first. */
         double jvmGet(String tag, long bytes, int count) throws Exception {
-            Child feed = start("A feed", nsA, dirA, java(FlightBenchmark.class.getName(), "--child", "feed", tag, "" + rounds, "" + count, "" + bytes));
+            Child feed = start("A feed", nsA, dirA, java(FlightBenchmark.class.getName(), "--child", "feed", tag, "" + (rounds + 1), "" + count, "" + bytes));
+            feed.expect("queue");
             Child drain = start("B drain", nsB, dirB, java(FlightBenchmark.class.getName(), "--child", "drain",
-                    "grpc+tcp://" + ipA + ":8815", tag, "" + rounds, "" + bytes));
-            double best = 0;
-            for (int r = 0; r < rounds; r++) {
-                String[] f = drain.expect("round").split(" ");
-                best = Math.max(best, Double.parseDouble(f[2]) / Double.parseDouble(f[3]));
-            }
+                    "grpc+tcp://" + ipA + ":8815", tag, "" + count, "" + bytes));
+            double best = best(drain, "round");
             feed.expect("done");
             return best;
         }
 
-        /** B holds `rounds` queues; A forwards `count` slots into each: bytes/s of the best round. */
+        /** B holds one queue; A forwards into it in one stream: bytes/s of the best round after the first, timed on B. */
         double jvmPut(String tag, long bytes, int count, int port) throws Exception {
-            Child sink = start("B sink", nsB, dirB, java(FlightBenchmark.class.getName(), "--child", "sink", tag + "-in", "" + rounds));
+            Child sink = start("B sink", nsB, dirB, java(FlightBenchmark.class.getName(), "--child", "sink", tag + "-in", "" + count, "" + bytes));
+            sink.expect("queue");
             Child fwd = start("A forward", nsA, dirA, java(FlightBenchmark.class.getName(), "--child", "forward",
-                    "grpc+tcp://" + ipB + ":" + port, tag + "-in", "" + rounds, "" + count, "" + bytes));
-            double best = 0;
-            for (int r = 0; r < rounds; r++) {
-                String[] f = fwd.expect("round").split(" ");
-                best = Math.max(best, Double.parseDouble(f[2]) / Double.parseDouble(f[3]));
-            }
+                    "grpc+tcp://" + ipB + ":" + port, tag + "-in", "" + (rounds + 1), "" + count, "" + bytes));
+            double best = best(sink, "round");
+            fwd.expect("sent");
             sink.expect("done");
+            return best;
+        }
+
+        /** The best of `rounds` lines "PREFIX r bytes seconds" after a first one (connecting, warming up), in bytes/s. */
+        double best(Child c, String prefix) throws InterruptedException {
+            double best = 0;
+            for (int r = 0; r <= rounds; r++) {
+                String[] f = c.expect(prefix).split(" ");
+                if (r > 0) {
+                    best = Math.max(best, Double.parseDouble(f[2]) / Double.parseDouble(f[3]));
+                }
+            }
             return best;
         }
 
         double pyGet(long bytes, int count) throws Exception {
             Child server = start("A pyserve", nsA, dirA, List.of(python, script(), "serve", ipA, "8816", "" + bytes, "" + count));
             server.expect("serving");
-            try {
-                double best = 0;
-                for (int r = 0; r < rounds; r++) {
-                    Child get = start("B pyget", nsB, dirB, List.of(python, script(), "get", "grpc+tcp://" + ipA + ":8816", "" + bytes, "" + count));
-                    String[] f = get.expect("get").split(" ");
-                    best = Math.max(best, Double.parseDouble(f[1]) / Double.parseDouble(f[2]));
-                    get.close();
-                }
-                return best;
+            try (Child get = start("B pyget", nsB, dirB, List.of(python, script(), "get", "grpc+tcp://" + ipA + ":8816", "" + bytes, "" + count,
+                    "" + (rounds + 1)))) {
+                return best(get, "round");
             } finally {
                 server.close();
             }
@@ -237,15 +239,9 @@ public final class FlightBenchmark {
             String port = loopback ? "8818" : "8816";
             Child server = start("B pyserve", nsB, dirB, List.of(python, script(), "serve", ipB, port, "" + bytes, "" + count));
             server.expect("serving");
-            try {
-                double best = 0;
-                for (int r = 0; r < rounds; r++) {
-                    Child put = start("A pyput", nsA, dirA, List.of(python, script(), "put", "grpc+tcp://" + ipB + ":" + port, "" + bytes, "" + count));
-                    String[] f = put.expect("put").split(" ");
-                    best = Math.max(best, Double.parseDouble(f[1]) / Double.parseDouble(f[2]));
-                    put.close();
-                }
-                return best;
+            try (Child put = start("A pyput", nsA, dirA, List.of(python, script(), "put", "grpc+tcp://" + ipB + ":" + port, "" + bytes, "" + count,
+                    "" + (rounds + 1)))) {
+                return best(put, "round");
             } finally {
                 server.close();
             }
@@ -357,9 +353,12 @@ public final class FlightBenchmark {
 
         @Override
         public void close() {
-            process.destroyForcibly();
+            process.destroy(); // SIGTERM: a server closes what it holds
             try {
-                process.waitFor(5, TimeUnit.SECONDS);
+                if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                    process.waitFor(5, TimeUnit.SECONDS);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -373,7 +372,7 @@ public final class FlightBenchmark {
             switch (a[0]) {
                 case "feed" -> feed(a[1], Integer.parseInt(a[2]), Integer.parseInt(a[3]), Long.parseLong(a[4]));
                 case "drain" -> drain(a[1], a[2], Integer.parseInt(a[3]), Long.parseLong(a[4]));
-                case "sink" -> sink(a[1], Integer.parseInt(a[2]));
+                case "sink" -> sink(a[1], Integer.parseInt(a[2]), Long.parseLong(a[3]));
                 case "forward" -> forward(a[1], a[2], Integer.parseInt(a[3]), Integer.parseInt(a[4]), Long.parseLong(a[5]));
                 default -> throw new IllegalArgumentException(a[0]);
             }
@@ -396,114 +395,121 @@ public final class FlightBenchmark {
         return pool;
     }
 
-    /** Host A: queue `tag-r` for each round, `count` slots sent into it, then ended; waits until drained. */
+    /** Host A: queue `tag` ("queue" once made), rounds x count slots sent into it, then ended; waits until drained. */
     private static void feed(String tag, int rounds, int count, long bytes) throws InterruptedException {
-        try (ArrayPool<F64> pool = filledPool(bytes)) {
-            for (int r = 0; r < rounds; r++) {
-                try (ArrayQueue q = ArrayQueue.create(SLOTS, CreateOptions.defaults().name(tag + "-" + r))) {
-                    for (int k = 0; k < count; k++) {
-                        q.send(pool.acquire(LONG), LONG);
-                    }
-                    q.end();
-                    while (q.size() > 0) {
-                        Thread.sleep(5);
-                    }
-                    // the last message is taken; keep the queue until the server let go of its slot
-                    long deadline = System.nanoTime() + 10_000_000_000L;
-                    while (pool.free() < SLOTS && System.nanoTime() < deadline) {
-                        Thread.sleep(5);
-                    }
-                }
+        try (ArrayPool<F64> pool = filledPool(bytes);
+             ArrayQueue q = ArrayQueue.create(SLOTS, CreateOptions.defaults().name(tag))) {
+            // the puller starts on this line: the stream does not wait for its queue
+            System.out.println("queue");
+            System.out.flush();
+            for (long k = 0; k < (long) rounds * count; k++) {
+                q.send(pool.acquire(LONG), LONG);
+            }
+            q.end();
+            while (q.size() > 0) {
+                Thread.sleep(5);
+            }
+            // the last message is taken; keep the queue until the server let go of its slot
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (pool.free() < SLOTS && System.nanoTime() < deadline) {
+                Thread.sleep(5);
             }
             System.out.println("done");
         }
     }
 
-    /** Host B: pulls `tag-r` for each round into a local pool and queue, which a thread empties: prints "round r bytes seconds". */
-    private static void drain(String uri, String tag, int rounds, long bytes) throws InterruptedException {
-        try (ArrayPool<F64> pool = ArrayPool.create(F64.TYPE, 4, bytes / 8)) {
-            for (int r = 0; r < rounds; r++) {
-                try (ArrayQueue local = ArrayQueue.create(4)) {
-                    String name = tag + "-" + r;
-                    long t0 = System.nanoTime();
-                    CompletableFuture<Long> pulled = retrying(() -> FlightBridge.pullAsync(uri, name, pool, local, ClientOptions.defaults()));
-                    long n = 0;
-                    while (true) {
-                        SharedNDArray<?> m;
-                        try {
-                            m = local.receive(Duration.ofMillis(200));
-                        } catch (dev.sharedarrays.WaitTimeoutException e) {
-                            if (pulled.isCompletedExceptionally()) {
-                                pulled.join(); // throws what ended the pull
-                            }
-                            continue;
-                        }
-                        if (m == null) {
-                            break;
-                        }
-                        m.close();
-                        n++;
-                    }
-                    double s = (System.nanoTime() - t0) / 1e9;
-                    pulled.join();
-                    System.out.printf(Locale.ROOT, "round %d %d %.6f%n", r, n * bytes, s);
-                    System.out.flush();
-                }
+    /**
+     * Where one stream is timed, in rounds of {@code count} messages each: prints "round r bytes
+     * seconds" as each round's last message arrives (round 0 includes connecting).
+     */
+    private static final class Rounds {
+        final int count;
+        final long bytes;
+        long t0 = System.nanoTime();
+        long n;
+        int round;
+
+        Rounds(int count, long bytes) {
+            this.count = count;
+            this.bytes = bytes;
+        }
+
+        void received() {
+            if (++n % count == 0) {
+                long now = System.nanoTime();
+                System.out.printf(Locale.ROOT, "round %d %d %.6f%n", round++, count * bytes, (now - t0) / 1e9);
+                System.out.flush();
+                t0 = now;
             }
         }
     }
 
-    /** The future of a pull or forward, started again while the remote queue does not exist yet. */
-    private static CompletableFuture<Long> retrying(java.util.function.Supplier<CompletableFuture<Long>> start) throws InterruptedException {
+    /** Host B: pulls `tag` into a local pool and queue, which this thread empties, timing its rounds. */
+    private static void drain(String uri, String tag, int count, long bytes) throws InterruptedException {
+        try (ArrayPool<F64> pool = ArrayPool.create(F64.TYPE, 4, bytes / 8);
+             ArrayQueue local = ArrayQueue.create(4)) {
+            Rounds rounds = new Rounds(count, bytes);
+            CompletableFuture<Long> pulled = FlightBridge.pullAsync(uri, tag, pool, local, ClientOptions.defaults());
+            while (true) {
+                SharedNDArray<?> m;
+                try {
+                    m = local.receive(Duration.ofMillis(200));
+                } catch (dev.sharedarrays.WaitTimeoutException e) {
+                    if (pulled.isCompletedExceptionally()) {
+                        pulled.join(); // throws what ended the pull
+                    }
+                    continue;
+                }
+                if (m == null) {
+                    break;
+                }
+                m.close();
+                rounds.received();
+            }
+            pulled.join();
+        }
+    }
+
+    /** A slot, or what ended the forwarding if it ended while every slot was in flight. */
+    private static SharedNDArray<F64> acquire(ArrayPool<F64> pool, CompletableFuture<Long> fwd) {
         long deadline = System.nanoTime() + LONG.toNanos();
         while (true) {
-            CompletableFuture<Long> f = start.get();
             try {
-                f.get(300, TimeUnit.MILLISECONDS);
-                return f;
-            } catch (java.util.concurrent.TimeoutException e) {
-                return f; // running: the queue exists
-            } catch (java.util.concurrent.ExecutionException e) {
-                if (!(e.getCause() instanceof FlightBridgeException) || !e.getCause().getMessage().contains("NOT_FOUND")
-                        || System.nanoTime() > deadline) {
-                    throw new IllegalStateException(e.getCause());
+                return pool.acquire(Duration.ofMillis(200));
+            } catch (dev.sharedarrays.WaitTimeoutException e) {
+                if (fwd.isDone() || System.nanoTime() > deadline) {
+                    fwd.join(); // throws what ended it
+                    throw e;
                 }
-                Thread.sleep(20);
             }
         }
     }
 
-    /** Host B: queue `tag-r` for each round, emptied as it fills, until it ends. */
-    private static void sink(String tag, int rounds) {
-        for (int r = 0; r < rounds; r++) {
-            try (ArrayQueue q = ArrayQueue.create(SLOTS, CreateOptions.defaults().name(tag + "-" + r))) {
-                SharedNDArray<?> m;
-                while ((m = q.receive(LONG)) != null) {
-                    m.close();
-                }
+    /** Host B: queue `tag` ("queue" once made), emptied as it fills until it ends, timing its rounds. */
+    private static void sink(String tag, int count, long bytes) {
+        try (ArrayQueue q = ArrayQueue.create(SLOTS, CreateOptions.defaults().name(tag))) {
+            System.out.println("queue");
+            System.out.flush();
+            Rounds rounds = new Rounds(count, bytes);
+            SharedNDArray<?> m;
+            while ((m = q.receive(LONG)) != null) {
+                m.close();
+                rounds.received();
             }
         }
         System.out.println("done");
     }
 
-    /** Host A: forwards `count` slots to B's queue `tag-r` per round: prints "round r bytes seconds" (until B has them all). */
+    /** Host A: forwards rounds x count slots to B's queue `tag`, one stream (B times it). */
     private static void forward(String uri, String tag, int rounds, int count, long bytes) throws Exception {
-        try (ArrayPool<F64> pool = filledPool(bytes)) {
-            for (int r = 0; r < rounds; r++) {
-                try (ArrayQueue local = ArrayQueue.create(SLOTS)) {
-                    String name = tag + "-" + r;
-                    long t0 = System.nanoTime();
-                    CompletableFuture<Long> fwd = retrying(() -> FlightBridge.forwardAsync(local, uri, name, ClientOptions.defaults()));
-                    for (int k = 0; k < count; k++) {
-                        local.send(pool.acquire(LONG), LONG);
-                    }
-                    local.end();
-                    long sent = fwd.get();
-                    double s = (System.nanoTime() - t0) / 1e9;
-                    System.out.printf(Locale.ROOT, "round %d %d %.6f%n", r, sent * bytes, s);
-                    System.out.flush();
-                }
+        try (ArrayPool<F64> pool = filledPool(bytes);
+             ArrayQueue local = ArrayQueue.create(SLOTS)) {
+            CompletableFuture<Long> fwd = FlightBridge.forwardAsync(local, uri, tag, ClientOptions.defaults());
+            for (long k = 0; k < (long) rounds * count; k++) {
+                local.send(acquire(pool, fwd), LONG);
             }
+            local.end();
+            System.out.println("sent " + fwd.get());
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.sharedarrays.flight;
 
 import dev.sharedarrays.flight.internal.BridgeProducer;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.arrow.flight.FlightServer;
 import org.apache.arrow.memory.BufferAllocator;
@@ -10,12 +11,14 @@ public final class BridgeServer implements AutoCloseable {
     private final FlightServer server;
     private final BridgeProducer producer;
     private final BufferAllocator allocator;
+    private final ExecutorService calls;
     private final String location;
 
-    BridgeServer(FlightServer server, BridgeProducer producer, BufferAllocator allocator, String location) {
+    BridgeServer(FlightServer server, BridgeProducer producer, BufferAllocator allocator, ExecutorService calls, String location) {
         this.server = server;
         this.producer = producer;
         this.allocator = allocator;
+        this.calls = calls;
         this.location = location;
     }
 
@@ -48,6 +51,7 @@ public final class BridgeServer implements AutoCloseable {
         } catch (Exception e) {
             // closing a server that would not stop: nothing left to do
         }
+        calls.shutdown();
         try {
             allocator.close();
         } catch (IllegalStateException e) {

@@ -6,6 +6,7 @@ import dev.sharedarrays.DType;
 import dev.sharedarrays.flight.internal.BridgeProducer;
 import dev.sharedarrays.flight.internal.Cancel;
 import dev.sharedarrays.flight.internal.Forwarding;
+import dev.sharedarrays.flight.internal.FrameService;
 import dev.sharedarrays.flight.internal.Pulling;
 import dev.sharedarrays.flight.internal.Remote;
 import dev.sharedarrays.flight.internal.TransferFuture;
@@ -14,10 +15,15 @@ import dev.sharedarrays.flight.internal.TokenAuthenticator;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import io.grpc.ServerServiceDefinition;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.apache.arrow.flight.FlightGrpcUtils;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightServer;
 import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.auth.ServerAuthHandler;
 import org.apache.arrow.flight.auth2.CallHeaderAuthenticator;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -34,17 +40,6 @@ import org.apache.arrow.memory.RootAllocator;
  * {@code --add-opens=java.base/java.nio=org.apache.arrow.memory.core,ALL-UNNAMED} (Arrow's memory code).
  */
 public final class FlightBridge {
-    static {
-        // gRPC writes Arrow buffers (here: shared memory) to the socket without first copying them
-        if (System.getProperty("arrow.flight.enable_zero_copy_write") == null) {
-            System.setProperty("arrow.flight.enable_zero_copy_write", "true");
-        }
-        // and reads a received body from gRPC's buffers (the bridge copies it into a pool slot once)
-        if (System.getProperty("arrow.flight.enable_zero_copy_read") == null) {
-            System.setProperty("arrow.flight.enable_zero_copy_read", "true");
-        }
-    }
-
     private FlightBridge() {
     }
 
@@ -74,9 +69,20 @@ public final class FlightBridge {
         boolean tls = options.certificate() != null;
         Location location = tls ? Location.forGrpcTls(options.host(), options.port()) : Location.forGrpcInsecure(options.host(), options.port());
         BufferAllocator allocator = new RootAllocator();
-        BridgeProducer producer = new BridgeProducer(allocator);
+        BridgeProducer producer = new BridgeProducer();
+        ExecutorService calls = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "sharedarrays-flight-call");
+            t.setDaemon(true);
+            return t;
+        });
         try {
-            java.util.function.Consumer<io.grpc.netty.NettyServerBuilder> tune = Tuning::server;
+            // DoGet and DoPut on the bridge's own codec; Arrow's service keeps the other calls
+            ServerServiceDefinition service = FrameService.replace(
+                    FlightGrpcUtils.createFlightService(allocator, producer, ServerAuthHandler.NO_OP, calls).bindService(), producer, calls);
+            java.util.function.Consumer<io.grpc.netty.NettyServerBuilder> tune = nb -> {
+                Tuning.server(nb);
+                nb.addService(service); // replaces Arrow's service of the same name
+            };
             FlightServer.Builder b = FlightServer.builder(allocator, location, producer)
                     .transportHint("grpc.builderConsumer", tune)
                     .headerAuthenticator(options.token() == null ? CallHeaderAuthenticator.NO_OP : new TokenAuthenticator(options.token()));
@@ -86,9 +92,10 @@ public final class FlightBridge {
             FlightServer server = b.build();
             server.start();
             String scheme = tls ? "grpc+tls" : "grpc+tcp";
-            return new BridgeServer(server, producer, allocator, scheme + "://" + options.host() + ":" + server.getPort());
+            return new BridgeServer(server, producer, allocator, calls, scheme + "://" + options.host() + ":" + server.getPort());
         } catch (IOException | RuntimeException e) {
             producer.close();
+            calls.shutdownNow();
             allocator.close();
             throw new FlightBridgeException("cannot serve on " + options.host() + ":" + options.port() + ": " + e.getMessage(), e);
         }

@@ -11,50 +11,52 @@ import dev.sharedarrays.SegmentInfo;
 import dev.sharedarrays.SharedArrays;
 import dev.sharedarrays.SharedNDArray;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.Criteria;
 import org.apache.arrow.flight.FlightDescriptor;
 import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightInfo;
-import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.NoOpFlightProducer;
-import org.apache.arrow.flight.PutResult;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * The server side: arrays and queues of this host's shm directory as Flight streams.
+ * The server side: arrays and queues of this host's shm directory as Flight streams (DoGet and
+ * DoPut through {@link FrameService}, the listings through Arrow's service).
  * DoGet queue/<name> is a consumer of the queue, DoPut queue/<name> a producer into it through
  * a pool of this server's (one per queue and tensor shape, kept while the server runs).
  */
 public final class BridgeProducer extends NoOpFlightProducer implements AutoCloseable {
-    private final BufferAllocator allocator;
     private final Map<String, ArrayPool<?>> pools = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    public BridgeProducer(BufferAllocator allocator) {
-        this.allocator = allocator;
+    public BridgeProducer() {
     }
 
-    @Override
-    public void getStream(CallContext context, org.apache.arrow.flight.Ticket ticket, ServerStreamListener listener) {
-        try {
-            FlightPath p = FlightPath.of(ticket);
-            if (p.kind().equals(FlightPath.ARRAY)) {
-                sendArray(p, listener);
-            } else {
-                sendQueue(p, context, listener);
-            }
-        } catch (Waits.Stopped e) {
-            listener.error(CallStatus.CANCELLED.withDescription("the client went away or the server is stopping").toRuntimeException());
-        } catch (RuntimeException e) {
-            listener.error(Errors.toFlight(e));
+    /** What a call's exception tells the client. */
+    FlightRuntimeException toFlight(RuntimeException e) {
+        if (e instanceof Waits.Stopped) {
+            return CallStatus.CANCELLED.withDescription("the client went away or the server is stopping").toRuntimeException();
+        }
+        return Errors.toFlight(e);
+    }
+
+    /** DoGet: the array or the queue the ticket names, to {@code out}, until the queue ends. */
+    void serveGet(byte[] ticket, FrameService.Outbound out, BooleanSupplier gone) {
+        FlightPath p = FlightPath.parse(new String(ticket, StandardCharsets.UTF_8));
+        BooleanSupplier stop = () -> closed || gone.getAsBoolean();
+        if (p.kind().equals(FlightPath.ARRAY)) {
+            sendArray(p, out);
+        } else {
+            sendQueue(p, out, stop);
         }
     }
 
@@ -62,35 +64,28 @@ public final class BridgeProducer extends NoOpFlightProducer implements AutoClos
         return ArrayHandle.parse("shm://" + p.name());
     }
 
-    private void sendArray(FlightPath p, ServerStreamListener listener) {
+    private void sendArray(FlightPath p, FrameService.Outbound out) {
         SharedNDArray<?> a = SharedArrays.attach(handle(p));
-        boolean handedOver = false;
-        try (VectorSchemaRoot root = VectorSchemaRoot.create(new TensorSchema(a.dtype(), a.shape()).toArrow(), allocator)) {
-            listener.setUseZeroCopy(true);
-            listener.start(root);
-            handedOver = true;
-            Batches.load(root, allocator, a, a::close);
-            listener.putNext();
-            listener.completed();
-        } finally {
-            if (!handedOver) {
-                a.close();
-            }
+        TensorSchema s = new TensorSchema(a.dtype(), a.shape());
+        try {
+            out.send(Frames.schema(s.toArrow(), null));
+        } catch (RuntimeException e) {
+            a.close();
+            throw e;
         }
+        out.send(Frames.array(Frames.batchHeader(s), a, a::close));
     }
 
-    private void sendQueue(FlightPath p, CallContext context, ServerStreamListener listener) {
-        java.util.function.BooleanSupplier stop = () -> closed || context.isCancelled() || listener.isCancelled();
+    private void sendQueue(FlightPath p, FrameService.Outbound out, BooleanSupplier stop) {
         ArrayQueue q = ArrayQueue.attach(handle(p));
         // the queue maps the pools its messages live in: closed once gRPC let go of the last one
         InFlight inFlight = new InFlight(q::close);
-        listener.setUseZeroCopy(true);
-        VectorSchemaRoot root = null;
         TensorSchema schema = null;
+        ByteBuffer header = null;
         try {
             while (true) {
-                if (root != null) {
-                    Waits.ready(listener, stop);
+                if (schema != null) {
+                    Waits.ready(out::isReady, stop);
                 }
                 SharedNDArray<?> m = Waits.receive(q, stop);
                 if (m == null) {
@@ -98,84 +93,98 @@ public final class BridgeProducer extends NoOpFlightProducer implements AutoClos
                 }
                 TensorSchema s = new TensorSchema(m.dtype(), m.shape());
                 if (schema == null) {
+                    try {
+                        out.send(Frames.schema(s.toArrow(), null));
+                    } catch (RuntimeException e) {
+                        m.close();
+                        throw e;
+                    }
                     schema = s;
-                    root = VectorSchemaRoot.create(s.toArrow(), allocator);
-                    listener.start(root);
+                    header = Frames.batchHeader(s);
                 } else if (!s.equals(schema)) {
                     m.close();
                     throw new IllegalArgumentException("queue " + p.name() + " sent a " + s + " array into a stream of " + schema
                             + "; a Flight stream carries one element type and shape (the message was dropped)");
                 }
                 inFlight.add();
-                Batches.load(root, allocator, m, () -> {
+                out.send(Frames.array(header, m, () -> {
                     m.close();
                     inFlight.release();
-                });
-                listener.putNext();
+                }));
             }
-            if (root == null) {
-                root = VectorSchemaRoot.create(new Schema(List.of()), allocator);
-                listener.start(root);
+            if (schema == null) {
+                out.send(Frames.schema(new Schema(List.of()), null));
             }
-            listener.completed();
         } finally {
-            if (root != null) {
-                root.close();
-            }
             inFlight.release();
         }
     }
 
-    @Override
-    public Runnable acceptPut(CallContext context, FlightStream stream, StreamListener<PutResult> ack) {
-        return () -> {
-            try {
-                FlightPath p = FlightPath.of(stream.getDescriptor());
-                if (p.kind().equals(FlightPath.ARRAY)) {
-                    receiveArray(p, stream);
-                } else {
-                    receiveQueue(p, context, stream);
-                }
-                ack.onCompleted();
-            } catch (Waits.Stopped e) {
-                ack.onError(CallStatus.CANCELLED.withDescription("the client went away or the server is stopping").toRuntimeException());
-            } catch (RuntimeException e) {
-                ack.onError(Errors.toFlight(e));
+    /** DoPut: the stream into the array or the queue its descriptor names. */
+    void servePut(Incoming in, BooleanSupplier gone) {
+        BooleanSupplier stop = () -> closed || gone.getAsBoolean();
+        try (Frame first = in.next()) {
+            if (first == null || first.descriptor() == null) {
+                throw new IllegalArgumentException("DoPut without a descriptor in its first message; name array/<name> or queue/<name>");
             }
-        };
+            FlightPath p = FlightPath.of(first.descriptor());
+            if (!first.isSchema()) {
+                throw new IllegalArgumentException("DoPut " + p + " did not start with a schema");
+            }
+            Schema schema = first.schema();
+            if (p.kind().equals(FlightPath.ARRAY)) {
+                receiveArray(p, schema, in);
+            } else {
+                receiveQueue(p, schema, in, stop);
+            }
+        }
     }
 
     /** One batch of n rows: a new array of the tensor's shape (n = 1) or (n, *shape); persistent, as no process holds it. */
-    private void receiveArray(FlightPath p, FlightStream stream) {
-        TensorSchema s = TensorSchema.of(stream.getSchema());
-        CreateOptions.defaults().name(p.name());
-        if (!stream.next()) {
-            throw new IllegalArgumentException("DoPut " + p + " sent no batch; send one batch with the array");
+    private void receiveArray(FlightPath p, Schema schema, Incoming in) {
+        TensorSchema s = TensorSchema.of(schema);
+        try (Frame f = nextBatch(in)) {
+            if (f == null) {
+                throw new IllegalArgumentException("DoPut " + p + " sent no batch; send one batch with the array");
+            }
+            Frames.Rows rows = new Frames.Rows(f, schema, s);
+            if (rows.count() < 1) {
+                throw new IllegalArgumentException("DoPut " + p + " sent a batch of 0 rows");
+            }
+            int n = (int) rows.count();
+            long[] shape = n == 1 ? s.shape() : prepend(n, s.shape());
+            SharedNDArray<?> a = SharedArrays.createAny(s.dtype(), shape,
+                    CreateOptions.defaults().name(p.name()).backend(Backend.SHM).lifetime(Lifetime.PERSISTENT));
+            boolean ok = false;
+            try {
+                MemorySegment dst = a.data();
+                for (int r = 0; r < n; r++) {
+                    rows.next(dst.asSlice(r * s.bytes(), s.bytes()));
+                }
+                try (Frame more = nextBatch(in)) {
+                    if (more != null) {
+                        throw new IllegalArgumentException("DoPut " + p + " sent more than one batch; send the array as one batch");
+                    }
+                }
+                ok = true;
+            } finally {
+                if (ok) {
+                    a.close();
+                } else {
+                    a.destroy();
+                }
+            }
         }
-        VectorSchemaRoot root = stream.getRoot();
-        int rows = root.getRowCount();
-        if (rows < 1) {
-            throw new IllegalArgumentException("DoPut " + p + " sent a batch of 0 rows");
-        }
-        long[] shape = rows == 1 ? s.shape() : prepend(rows, s.shape());
-        SharedNDArray<?> a = SharedArrays.createAny(s.dtype(), shape,
-                CreateOptions.defaults().name(p.name()).backend(Backend.SHM).lifetime(Lifetime.PERSISTENT));
-        boolean ok = false;
-        try {
-            MemorySegment dst = a.data();
-            for (int r = 0; r < rows; r++) {
-                Batches.copyRow(root, r, s, dst.asSlice(r * s.bytes(), s.bytes()));
+    }
+
+    /** The next record batch; other messages (metadata only) are skipped. */
+    private static Frame nextBatch(Incoming in) {
+        while (true) {
+            Frame f = in.next();
+            if (f == null || f.isBatch()) {
+                return f;
             }
-            if (stream.next()) {
-                throw new IllegalArgumentException("DoPut " + p + " sent more than one batch; send the array as one batch");
-            }
-            ok = true;
-        } finally {
-            if (ok) {
-                a.close();
-            } else {
-                a.destroy();
-            }
+            f.close();
         }
     }
 
@@ -186,30 +195,33 @@ public final class BridgeProducer extends NoOpFlightProducer implements AutoClos
         return r;
     }
 
-    private void receiveQueue(FlightPath p, CallContext context, FlightStream stream) {
-        java.util.function.BooleanSupplier stop = () -> closed || context.isCancelled();
+    private void receiveQueue(FlightPath p, Schema schema, Incoming in, BooleanSupplier stop) {
         try (ArrayQueue q = ArrayQueue.attach(handle(p))) {
-            if (stream.getSchema().getFields().isEmpty()) {
-                while (stream.next()) {
-                    // a producer with nothing to send: only its end counts
+            if (schema.getFields().isEmpty()) {
+                Frame f;
+                while ((f = in.next()) != null) {
+                    f.close(); // a producer with nothing to send: only its end counts
                 }
                 q.end();
                 return;
             }
-            TensorSchema s = TensorSchema.of(stream.getSchema());
+            TensorSchema s = TensorSchema.of(schema);
             ArrayPool<?> pool = poolFor(p, s, q.capacity());
-            while (stream.next()) {
-                VectorSchemaRoot root = stream.getRoot();
-                for (int r = 0; r < root.getRowCount(); r++) {
-                    SharedNDArray<?> slot = Waits.acquire(pool, stop);
-                    boolean sent = false;
-                    try {
-                        Batches.copyRow(root, r, s, slot.data().asSlice(slot.elementOffset() * slot.itemSize(), s.bytes()));
-                        Waits.send(q, slot, stop);
-                        sent = true;
-                    } finally {
-                        if (!sent) {
-                            slot.close();
+            Frame f;
+            while ((f = nextBatch(in)) != null) {
+                try (Frame batch = f) {
+                    Frames.Rows rows = new Frames.Rows(batch, schema, s);
+                    for (long r = 0; r < rows.count(); r++) {
+                        SharedNDArray<?> slot = Waits.acquire(pool, stop);
+                        boolean sent = false;
+                        try {
+                            rows.next(slot.data().asSlice(slot.elementOffset() * slot.itemSize(), s.bytes()));
+                            Waits.send(q, slot, stop);
+                            sent = true;
+                        } finally {
+                            if (!sent) {
+                                slot.close();
+                            }
                         }
                     }
                 }

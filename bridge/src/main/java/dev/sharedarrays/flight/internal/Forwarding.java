@@ -2,13 +2,17 @@ package dev.sharedarrays.flight.internal;
 
 import dev.sharedarrays.ArrayQueue;
 import dev.sharedarrays.SharedNDArray;
+import io.grpc.ClientCall;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import org.apache.arrow.flight.CallStatus;
-import org.apache.arrow.flight.FlightClient;
-import org.apache.arrow.flight.PutResult;
-import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.flight.grpc.StatusUtils;
+import org.apache.arrow.flight.impl.Flight;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /** A local queue's messages into a remote queue (DoPut queue/<name>), until the local queue ends. */
@@ -16,31 +20,17 @@ public final class Forwarding {
     private Forwarding() {
     }
 
-    /** Collects the put's outcome: an error from the server or the connection ends the forwarding. */
-    private static final class Outcome implements FlightClient.PutListener {
-        volatile Throwable error;
+    /** The put's outcome: an error from the server or the connection ends the forwarding. */
+    private static final class Outcome extends ClientCall.Listener<Flight.PutResult> {
+        volatile RuntimeException error;
+        final CountDownLatch closed = new CountDownLatch(1);
 
         @Override
-        public void onNext(PutResult val) {
-            val.close();
-        }
-
-        @Override
-        public void onError(Throwable t) {
-            error = t;
-        }
-
-        @Override
-        public void onCompleted() {
-        }
-
-        @Override
-        public void getResult() {
-        }
-
-        @Override
-        public boolean isCancelled() {
-            return error != null;
+        public void onClose(Status status, Metadata trailers) {
+            if (!status.isOk()) {
+                error = StatusUtils.fromGrpcRuntimeException(status.asRuntimeException(trailers));
+            }
+            closed.countDown();
         }
     }
 
@@ -75,65 +65,81 @@ public final class Forwarding {
         } catch (Waits.Stopped e) {
             throw cancelled(remote, name, counter);
         }
-        TensorSchema schema = first == null ? null : new TensorSchema(first.dtype(), first.shape());
-        Schema arrow = schema == null ? new Schema(List.of()) : schema.toArrow();
-        try (VectorSchemaRoot root = VectorSchemaRoot.create(arrow, remote.allocator)) {
-            FlightClient.ClientStreamListener put;
-            try {
-                put = remote.client.startPut(path.descriptor(), root, outcome, remote.options);
-            } catch (RuntimeException e) {
-                if (first != null) {
-                    first.close();
+        TensorSchema schema;
+        Schema arrow;
+        try {
+            schema = first == null ? null : new TensorSchema(first.dtype(), first.shape());
+            arrow = schema == null ? new Schema(List.of()) : schema.toArrow();
+        } catch (RuntimeException e) {
+            first.close();
+            throw e;
+        }
+        ClientCall<Frame, Flight.PutResult> call = remote.channel.newCall(FrameService.DO_PUT, remote.callOptions());
+        call.start(outcome, remote.headers());
+        call.request(Integer.MAX_VALUE);
+        cancel.onCancel(() -> call.cancel("the forwarding was cancelled", null));
+        SharedNDArray<?> m = first;
+        try {
+            // a call is ready once connected: sending earlier would leave the message with gRPC, unmarshalled, until then
+            Waits.ready(call::isReady, stop);
+            send(call, Frames.schema(arrow, path.descriptor()));
+            ByteBuffer header = schema == null ? null : Frames.batchHeader(schema);
+            while (m != null) {
+                TensorSchema s = new TensorSchema(m.dtype(), m.shape());
+                if (!s.equals(schema)) {
+                    IllegalArgumentException e = new IllegalArgumentException("the local queue " + queue.handle() + " sent a " + s
+                            + " array into a stream of " + schema + "; a Flight stream carries one element type and shape (dropped)");
+                    call.cancel(e.getMessage(), e);
+                    throw e;
                 }
-                throw e;
+                Waits.ready(call::isReady, stop);
+                inFlight.add();
+                SharedNDArray<?> sent = m;
+                m = null;
+                send(call, Frames.array(header, sent, () -> {
+                    sent.close();
+                    inFlight.release();
+                }));
+                counter[0]++;
+                m = Waits.receive(queue, stop);
             }
-            put.setUseZeroCopy(true);
-            SharedNDArray<?> m = first;
-            try {
-                while (m != null) {
-                    TensorSchema s = new TensorSchema(m.dtype(), m.shape());
-                    if (!s.equals(schema)) {
-                        m.close();
-                        IllegalArgumentException e = new IllegalArgumentException("the local queue " + queue.handle() + " sent a " + s
-                                + " array into a stream of " + schema + "; a Flight stream carries one element type and shape (dropped)");
-                        put.error(e);
-                        throw e;
-                    }
-                    try {
-                        Waits.ready(put, stop);
-                    } catch (Waits.Stopped e) {
-                        m.close();
-                        throw e;
-                    }
-                    inFlight.add();
-                    SharedNDArray<?> sent = m;
-                    Batches.load(root, remote.allocator, m, () -> {
-                        sent.close();
-                        inFlight.release();
-                    });
-                    put.putNext();
-                    counter[0]++;
-                    m = Waits.receive(queue, stop);
+            call.halfClose();
+            while (!outcome.closed.await(Waits.SLICE.toMillis(), TimeUnit.MILLISECONDS)) {
+                if (cancel.isCancelled()) {
+                    throw new Waits.Stopped();
                 }
-            } catch (Waits.Stopped e) {
-                if (outcome.error == null) {
-                    put.error(CallStatus.CANCELLED.withDescription("the forwarding was cancelled").toRuntimeException());
-                }
-                throw e;
             }
-            put.completed();
-            put.getResult();
             if (outcome.error != null) {
-                throw new Waits.Stopped();
+                throw outcome.error;
             }
             return counter[0];
         } catch (Waits.Stopped e) {
-            if (outcome.error == null && cancel.isCancelled()) {
-                // (the put was ended with an error by this thread: gRPC's calls are not for two threads at once)
+            if (outcome.error == null) {
+                call.cancel("the forwarding was cancelled", null);
                 throw cancelled(remote, name, counter);
             }
-            Throwable t = outcome.error;
-            throw t instanceof RuntimeException r ? r : new IllegalStateException(String.valueOf(t), t);
+            throw outcome.error;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            call.cancel("the forwarding was interrupted", e);
+            throw cancelled(remote, name, counter);
+        } finally {
+            if (m != null) {
+                m.close();
+            }
+        }
+    }
+
+    /** Sends f: gRPC's from here on (it may marshal it later); closed here only if sending failed. */
+    private static void send(ClientCall<Frame, ?> call, Frame f) {
+        boolean ok = false;
+        try {
+            call.sendMessage(f);
+            ok = true;
+        } finally {
+            if (!ok) {
+                f.close();
+            }
         }
     }
 

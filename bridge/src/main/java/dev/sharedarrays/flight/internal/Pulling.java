@@ -1,47 +1,83 @@
 package dev.sharedarrays.flight.internal;
 
+import com.google.protobuf.ByteString;
 import dev.sharedarrays.ArrayPool;
 import dev.sharedarrays.ArrayQueue;
 import dev.sharedarrays.DType;
 import dev.sharedarrays.SharedNDArray;
+import io.grpc.ClientCall;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import org.apache.arrow.flight.FlightStream;
-import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.flight.impl.Flight;
+import org.apache.arrow.vector.types.pojo.Schema;
 
 /** A remote queue's messages (DoGet queue/<name>) into a local pool and queue, until the remote queue ends. */
 public final class Pulling {
     private Pulling() {
     }
 
-    @SuppressWarnings("try") // FlightStream.close() declares Exception, InterruptedException among them
     public static <T extends DType<T>> long run(Remote remote, String name, ArrayPool<T> pool, ArrayQueue queue, long[] counter, Cancel cancel) {
         FlightPath path = new FlightPath(FlightPath.QUEUE, name);
-        try (FlightStream stream = remote.client.getStream(path.ticket(), remote.options)) {
-            cancel.onCancel(() -> stream.cancel("the pull was cancelled", null));
-            try {
-                if (stream.getSchema().getFields().isEmpty()) {
-                    while (stream.next()) {
-                        // an ended queue that sent nothing
+        ClientCall<Flight.Ticket, Frame> call = remote.channel.newCall(FrameService.DO_GET, remote.callOptions());
+        Incoming in = new Incoming(() -> call.request(1), cancel::isCancelled);
+        call.start(new ClientCall.Listener<>() {
+            @Override
+            public void onMessage(Frame f) {
+                in.add(f);
+            }
+
+            @Override
+            public void onClose(Status status, Metadata trailers) {
+                in.closed(status, trailers);
+            }
+        }, remote.headers());
+        cancel.onCancel(() -> call.cancel("the pull was cancelled", null));
+        try {
+            call.sendMessage(Flight.Ticket.newBuilder().setTicket(ByteString.copyFrom(path.toString(), StandardCharsets.UTF_8)).build());
+            call.halfClose();
+            call.request(2);
+            Schema schema;
+            try (Frame first = in.next()) {
+                if (first == null || first.isSchema() && first.schema().getFields().isEmpty()) {
+                    // an ended queue that sent nothing
+                    while (true) {
+                        Frame f = in.next();
+                        if (f == null) {
+                            break;
+                        }
+                        f.close();
                     }
                     queue.end();
                     return 0;
                 }
-                TensorSchema s = TensorSchema.of(stream.getSchema());
-                long slotElements = 1;
-                for (long d : pool.slotShape()) {
-                    slotElements *= d;
+                if (!first.isSchema()) {
+                    throw Frame.invalid("the stream did not start with a schema");
                 }
-                if (!s.dtype().equals(pool.dtype()) || slotElements != s.elements()) {
-                    throw new IllegalArgumentException("remote queue " + name + " at " + remote.uri + " streams " + s + " arrays; the pool "
-                            + pool.handle() + " holds " + pool.dtype() + " " + Arrays.toString(pool.slotShape()));
-                }
-                while (stream.next()) {
-                    VectorSchemaRoot root = stream.getRoot();
-                    for (int r = 0; r < root.getRowCount(); r++) {
+                schema = first.schema();
+            }
+            TensorSchema s = TensorSchema.of(schema);
+            long slotElements = 1;
+            for (long d : pool.slotShape()) {
+                slotElements *= d;
+            }
+            if (!s.dtype().equals(pool.dtype()) || slotElements != s.elements()) {
+                throw new IllegalArgumentException("remote queue " + name + " at " + remote.uri + " streams " + s + " arrays; the pool "
+                        + pool.handle() + " holds " + pool.dtype() + " " + Arrays.toString(pool.slotShape()));
+            }
+            Frame f;
+            while ((f = in.next()) != null) {
+                try (Frame batch = f) {
+                    if (!batch.isBatch()) {
+                        continue;
+                    }
+                    Frames.Rows rows = new Frames.Rows(batch, schema, s);
+                    for (long r = 0; r < rows.count(); r++) {
                         SharedNDArray<T> slot = Waits.acquire(pool, cancel::isCancelled);
                         boolean sent = false;
                         try {
-                            Batches.copyRow(root, r, s, slot.data().asSlice(slot.elementOffset() * slot.itemSize(), s.bytes()));
+                            rows.next(slot.data().asSlice(slot.elementOffset() * slot.itemSize(), s.bytes()));
                             Waits.send(queue, slot, cancel::isCancelled);
                             sent = true;
                         } finally {
@@ -52,19 +88,17 @@ public final class Pulling {
                         counter[0]++;
                     }
                 }
-                queue.end();
-                return counter[0];
-            } catch (Waits.Stopped e) {
-                throw new java.util.concurrent.CancellationException("pulling queue/" + name + " from " + remote.uri + " was cancelled after "
-                        + counter[0] + " message(s)");
-            } catch (RuntimeException e) {
-                stream.cancel("the client stopped: " + e.getMessage(), e);
-                throw e;
             }
+            queue.end();
+            return counter[0];
+        } catch (Waits.Stopped e) {
+            throw new java.util.concurrent.CancellationException("pulling queue/" + name + " from " + remote.uri + " was cancelled after "
+                    + counter[0] + " message(s)");
         } catch (RuntimeException e) {
+            call.cancel("the client stopped: " + e.getMessage(), e);
             throw e;
-        } catch (Exception e) {
-            throw new IllegalStateException(e.getMessage(), e);
+        } finally {
+            in.drop();
         }
     }
 }

@@ -7,6 +7,9 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.arrow.flight.CallOption;
+import io.grpc.CallOptions;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
 import io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.NettyChannelBuilder;
 import org.apache.arrow.flight.FlightClient;
@@ -23,6 +26,9 @@ public final class Remote implements AutoCloseable {
     public final BufferAllocator allocator;
     public final FlightClient client;
     public final CallOption[] options;
+    /** The connection, for the bridge's own DoGet and DoPut ({@link FrameService}). */
+    public final ManagedChannel channel;
+    private final String token;
 
     public Remote(String uri, String token, Path trusted) {
         this.uri = uri;
@@ -55,9 +61,25 @@ public final class Remote implements AutoCloseable {
         } else {
             b.usePlaintext();
         }
-        this.client = FlightGrpcUtils.createFlightClient(allocator, b.build());
+        this.channel = b.build();
+        this.client = FlightGrpcUtils.createFlightClient(allocator, channel);
+        this.token = token;
         this.options = token == null ? new CallOption[] {Tuning.CLIENT_ON_READY}
                 : new CallOption[] {Tuning.CLIENT_ON_READY, new CredentialCallOption(new BearerCredentialWriter(token))};
+    }
+
+    /** Options of a call of the bridge's own: the on-ready threshold of {@link Tuning}. */
+    public CallOptions callOptions() {
+        return CallOptions.DEFAULT.withOnReadyThreshold(Tuning.ON_READY_THRESHOLD);
+    }
+
+    /** Headers of a call of the bridge's own: the bearer token, if any. */
+    public Metadata headers() {
+        Metadata h = new Metadata();
+        if (token != null) {
+            h.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + token);
+        }
+        return h;
     }
 
     @Override

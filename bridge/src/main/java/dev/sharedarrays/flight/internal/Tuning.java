@@ -32,7 +32,10 @@ public final class Tuning {
     }
 
     public static NettyChannelBuilder client(NettyChannelBuilder b) {
-        return b.maxInboundMessageSize(Integer.MAX_VALUE)
+        // no retry layer: it keeps each message to marshal it again on a replay, and the bridge's
+        // messages are shared memory handed to gRPC once (at most once, as on one host)
+        return b.disableRetry()
+                .maxInboundMessageSize(Integer.MAX_VALUE)
                 .flowControlWindow(FLOW_WINDOW)
                 .keepAliveTime(CLIENT_KEEPALIVE_MILLIS, TimeUnit.MILLISECONDS)
                 .keepAliveTimeout(KEEPALIVE_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)

@@ -8,7 +8,6 @@ import dev.sharedarrays.WaitTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
-import org.apache.arrow.flight.OutboundStreamListener;
 
 /**
  * Waits that last as long as the stream does: local waits in slices, so that a stream whose other
@@ -72,12 +71,11 @@ public final class Waits {
     }
 
     /**
-     * Until gRPC can take another message without buffering it (its flow-control window). Arrow's
-     * listeners offer isReady(), and an on-ready handler only on the server side: a short park
-     * keeps one code path for both.
+     * Until gRPC can take another message without buffering it (its flow-control window). A short park serves
+     * both ends (a server call and a client call) with one code path.
      */
-    public static void ready(OutboundStreamListener l, BooleanSupplier stop) {
-        while (!l.isReady()) {
+    public static void ready(BooleanSupplier isReady, BooleanSupplier stop) {
+        while (!isReady.getAsBoolean()) {
             check(stop);
             LockSupport.parkNanos(50_000);
         }

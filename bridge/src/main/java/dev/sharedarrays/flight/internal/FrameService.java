@@ -1,0 +1,167 @@
+package dev.sharedarrays.flight.internal;
+
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerMethodDefinition;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.grpc.StatusUtils;
+import org.apache.arrow.flight.impl.Flight;
+import org.apache.arrow.flight.impl.FlightServiceGrpc;
+
+/**
+ * Flight's DoGet and DoPut on the bridge's own message codec ({@link Frame}), in place of Arrow
+ * Java's in the Flight service; the other calls (ListFlights, GetFlightInfo, ...) stay Arrow's.
+ * Each call runs on a thread of {@code executor}, since it waits on queues and pools.
+ */
+public final class FrameService {
+    public static final MethodDescriptor<Flight.Ticket, Frame> DO_GET = FlightServiceGrpc.getDoGetMethod()
+            .toBuilder(FlightServiceGrpc.getDoGetMethod().getRequestMarshaller(), Frame.MARSHALLER).build();
+    public static final MethodDescriptor<Frame, Flight.PutResult> DO_PUT = FlightServiceGrpc.getDoPutMethod()
+            .toBuilder(Frame.MARSHALLER, FlightServiceGrpc.getDoPutMethod().getResponseMarshaller()).build();
+
+    private FrameService() {
+    }
+
+    /** Arrow's service definition with DoGet and DoPut served by {@code producer}. */
+    public static ServerServiceDefinition replace(ServerServiceDefinition arrow, BridgeProducer producer, ExecutorService executor) {
+        ServerServiceDefinition.Builder b = ServerServiceDefinition.builder(arrow.getServiceDescriptor().getName());
+        for (ServerMethodDefinition<?, ?> m : arrow.getMethods()) {
+            String name = m.getMethodDescriptor().getFullMethodName();
+            if (name.equals(DO_GET.getFullMethodName())) {
+                b.addMethod(DO_GET, get(producer, executor));
+            } else if (name.equals(DO_PUT.getFullMethodName())) {
+                b.addMethod(DO_PUT, put(producer, executor));
+            } else {
+                b.addMethod(m);
+            }
+        }
+        return b.build();
+    }
+
+    private static ServerCallHandler<Flight.Ticket, Frame> get(BridgeProducer producer, ExecutorService executor) {
+        return (call, headers) -> {
+            AtomicBoolean gone = new AtomicBoolean();
+            call.request(1);
+            return new ServerCall.Listener<>() {
+                private Flight.Ticket ticket;
+
+                @Override
+                public void onMessage(Flight.Ticket t) {
+                    ticket = t;
+                }
+
+                @Override
+                public void onHalfClose() {
+                    Flight.Ticket t = ticket;
+                    executor.execute(() -> {
+                        Outbound out = new Outbound(call);
+                        try {
+                            producer.serveGet(t == null ? new byte[0] : t.getTicket().toByteArray(), out, gone::get);
+                            out.close(Status.OK);
+                        } catch (RuntimeException e) {
+                            out.fail(producer.toFlight(e));
+                        }
+                    });
+                }
+
+                @Override
+                public void onCancel() {
+                    gone.set(true);
+                }
+            };
+        };
+    }
+
+    private static ServerCallHandler<Frame, Flight.PutResult> put(BridgeProducer producer, ExecutorService executor) {
+        return (call, headers) -> {
+            AtomicBoolean gone = new AtomicBoolean();
+            Incoming in = new Incoming(() -> call.request(1), gone::get);
+            call.request(2);
+            executor.execute(() -> {
+                try {
+                    producer.servePut(in, gone::get);
+                    call.sendHeaders(new Metadata());
+                    call.close(Status.OK, new Metadata());
+                } catch (RuntimeException e) {
+                    close(call, producer.toFlight(e));
+                } finally {
+                    in.drop();
+                }
+            });
+            return new ServerCall.Listener<>() {
+                @Override
+                public void onMessage(Frame f) {
+                    in.add(f);
+                }
+
+                @Override
+                public void onHalfClose() {
+                    in.end();
+                }
+
+                @Override
+                public void onCancel() {
+                    gone.set(true);
+                    in.cancelled();
+                }
+            };
+        };
+    }
+
+    private static void close(ServerCall<?, ?> call, FlightRuntimeException e) {
+        try {
+            call.close(StatusUtils.toGrpcStatus(e.status()), new Metadata());
+        } catch (IllegalStateException already) {
+            // closed (the client went away first)
+        }
+    }
+
+    /** A DoGet's stream of frames to the client. */
+    public static final class Outbound {
+        private final ServerCall<Flight.Ticket, Frame> call;
+        private boolean headersSent;
+
+        Outbound(ServerCall<Flight.Ticket, Frame> call) {
+            this.call = call;
+        }
+
+        public boolean isReady() {
+            return call.isReady();
+        }
+
+        /** Sends f: gRPC's from here on; closed here only if sending failed. */
+        public void send(Frame f) {
+            boolean ok = false;
+            try {
+                if (!headersSent) {
+                    call.sendHeaders(new Metadata());
+                    headersSent = true;
+                }
+                call.sendMessage(f);
+                ok = true;
+            } finally {
+                if (!ok) {
+                    f.close();
+                }
+            }
+        }
+
+        void close(Status s) {
+            if (!headersSent) {
+                call.sendHeaders(new Metadata());
+                headersSent = true;
+            }
+            call.close(s, new Metadata());
+        }
+
+        void fail(FlightRuntimeException e) {
+            FrameService.close(call, e);
+        }
+    }
+}

@@ -1,0 +1,222 @@
+package dev.sharedarrays.flight.internal;
+
+import com.google.flatbuffers.FlatBufferBuilder;
+import dev.sharedarrays.SharedNDArray;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.buffer.UnpooledDirectByteBuf;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import org.apache.arrow.flatbuf.Buffer;
+import org.apache.arrow.flatbuf.FieldNode;
+import org.apache.arrow.flatbuf.Message;
+import org.apache.arrow.flatbuf.MessageHeader;
+import org.apache.arrow.flatbuf.MetadataVersion;
+import org.apache.arrow.flatbuf.RecordBatch;
+import org.apache.arrow.flight.FlightDescriptor;
+import org.apache.arrow.vector.ipc.message.IpcOption;
+import org.apache.arrow.vector.ipc.message.MessageSerializer;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/** The bridge's Flight messages: a schema, an array as a one-row batch, and the rows of a received batch. */
+public final class Frames {
+    private static final ByteBuf ZEROS = Unpooled.unreleasableBuffer(Unpooled.directBuffer(8).writeZero(8));
+
+    private Frames() {
+    }
+
+    /** A schema message; a DoPut's first message carries its descriptor too. */
+    public static Frame schema(Schema schema, FlightDescriptor descriptor) {
+        ByteBuffer header = MessageSerializer.serializeMetadata(schema, IpcOption.DEFAULT);
+        ByteBuffer d = descriptor == null ? null : descriptor.serialize();
+        ByteBuf out = Unpooled.directBuffer(header.remaining() + (d == null ? 0 : d.remaining()) + 24);
+        if (d != null) {
+            field(out, Frame.DESCRIPTOR_FIELD, d.remaining());
+            out.writeBytes(d);
+        }
+        field(out, Frame.HEADER_FIELD, header.remaining());
+        out.writeBytes(header);
+        return Frame.outgoing(out);
+    }
+
+    /** The IPC header of a one-row batch of tensors of {@code s} (the same for every array of a stream). */
+    public static ByteBuffer batchHeader(TensorSchema s) {
+        long bytes = s.bytes();
+        FlatBufferBuilder b = new FlatBufferBuilder(160);
+        // vectors of structs are built back to front
+        RecordBatch.startNodesVector(b, 2);
+        FieldNode.createFieldNode(b, s.elements(), 0);
+        FieldNode.createFieldNode(b, 1, 0);
+        int nodes = b.endVector();
+        RecordBatch.startBuffersVector(b, 3);
+        Buffer.createBuffer(b, 0, bytes); // the elements
+        Buffer.createBuffer(b, 0, 0); // the elements' validity: none (no nulls)
+        Buffer.createBuffer(b, 0, 0); // the list's validity: none
+        int buffers = b.endVector();
+        int batch = RecordBatch.createRecordBatch(b, 1, nodes, buffers, 0, 0);
+        b.finish(Message.createMessage(b, MetadataVersion.V5, MessageHeader.RecordBatch, batch, align8(bytes), 0));
+        return b.dataBuffer().slice();
+    }
+
+    /**
+     * The array as a one-row batch. A contiguous array is sent from its own memory and
+     * {@code release} runs once gRPC wrote it (or dropped it); a strided view is copied first and
+     * {@code release} runs at once.
+     */
+    public static Frame array(ByteBuffer header, SharedNDArray<?> a, Runnable release) {
+        long bytes = Math.multiplyExact(a.size(), a.itemSize());
+        if (bytes > Integer.MAX_VALUE - 64) {
+            release.run();
+            throw new IllegalArgumentException("an array of " + bytes + " bytes is more than one Flight message can carry (2 GiB)");
+        }
+        ByteBuf data;
+        if (a.isContiguous()) {
+            data = new SharedMemory(a.data().address() + a.elementOffset() * a.itemSize(), (int) bytes, release);
+        } else {
+            try {
+                data = Unpooled.directBuffer((int) bytes);
+                copyStrided(a, MemorySegment.ofAddress(data.memoryAddress()).reinterpret(bytes));
+                data.writerIndex((int) bytes);
+            } finally {
+                release.run();
+            }
+        }
+        long body = align8(bytes);
+        ByteBuf prefix = Unpooled.directBuffer(header.remaining() + 24);
+        field(prefix, Frame.HEADER_FIELD, header.remaining());
+        prefix.writeBytes(header.duplicate());
+        field(prefix, Frame.BODY_FIELD, body);
+        // every part direct, so that Netty writes them as they are; no merging of parts (a copy)
+        CompositeByteBuf wire = new CompositeByteBuf(UnpooledByteBufAllocator.DEFAULT, true, Integer.MAX_VALUE);
+        wire.addComponent(true, prefix);
+        wire.addComponent(true, data);
+        if (body > bytes) {
+            wire.addComponent(true, ZEROS.retainedSlice(0, (int) (body - bytes)));
+        }
+        return Frame.outgoing(wire);
+    }
+
+    /** Shared memory as a Netty buffer; {@code release} runs when its last reference goes. */
+    static final class SharedMemory extends UnpooledDirectByteBuf {
+        private final Runnable release;
+
+        SharedMemory(long address, int bytes, Runnable release) {
+            super(UnpooledByteBufAllocator.DEFAULT, MemorySegment.ofAddress(address).reinterpret(bytes).asByteBuffer(), bytes);
+            this.release = release;
+        }
+
+        @Override
+        protected void deallocate() {
+            try {
+                super.deallocate();
+            } finally {
+                release.run();
+            }
+        }
+    }
+
+    /** Copies a strided view element by element (rare: queues and arrays are mostly contiguous). */
+    private static void copyStrided(SharedNDArray<?> array, MemorySegment dst) {
+        long n = array.size();
+        int item = array.itemSize();
+        long[] shape = array.shape();
+        long[] idx = new long[shape.length];
+        for (long i = 0; i < n; i++) {
+            long rem = i;
+            for (int d = shape.length - 1; d >= 0; d--) {
+                idx[d] = rem % shape[d];
+                rem /= shape[d];
+            }
+            switch (item) {
+                case 1, 2, 4 -> writeLong(dst, i, item, array.getLong(idx));
+                default -> {
+                    if (array.dtype().isFloatingPoint()) {
+                        dst.setAtIndex(ValueLayout.JAVA_DOUBLE_UNALIGNED, i, array.getDouble(idx));
+                    } else {
+                        dst.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, array.getLong(idx));
+                    }
+                }
+            }
+        }
+    }
+
+    private static void writeLong(MemorySegment dst, long i, int item, long v) {
+        switch (item) {
+            case 1 -> dst.set(ValueLayout.JAVA_BYTE, i, (byte) v);
+            case 2 -> dst.setAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, i, (short) v);
+            default -> dst.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i, (int) v);
+        }
+    }
+
+    static long align8(long n) {
+        return (n + 7) & ~7L;
+    }
+
+    private static void field(ByteBuf out, int number, long length) {
+        varint(out, ((long) number << 3) | 2);
+        varint(out, length);
+    }
+
+    private static void varint(ByteBuf out, long v) {
+        while ((v & ~0x7fL) != 0) {
+            out.writeByte((int) ((v & 0x7f) | 0x80));
+            v >>>= 7;
+        }
+        out.writeByte((int) v);
+    }
+
+    /** The rows of a received batch, read front to back, each straight into a destination. */
+    public static final class Rows {
+        private final Frame frame;
+        private final long count;
+        private final long dataOffset;
+        private final long rowBytes;
+        private long next;
+
+        /** {@code schema} is the stream's Arrow schema, {@code s} its tensor form. */
+        public Rows(Frame frame, Schema schema, TensorSchema s) {
+            if (!frame.isBatch()) {
+                throw Frame.invalid("expected a record batch, got IPC message type " + frame.message().headerType());
+            }
+            RecordBatch rb = (RecordBatch) frame.message().header(new RecordBatch());
+            if (rb.compression() != null) {
+                throw new IllegalArgumentException("the batch is compressed; send uncompressed batches");
+            }
+            boolean list = schema.getFields().get(0).getType() instanceof ArrowType.FixedSizeList;
+            if (rb.nodesLength() < (list ? 2 : 1) || rb.buffersLength() < (list ? 3 : 2)) {
+                throw Frame.invalid("the batch has " + rb.nodesLength() + " field nodes and " + rb.buffersLength() + " buffers");
+            }
+            if (rb.nodes(0).nullCount() > 0) {
+                throw new IllegalArgumentException("the batch has " + rb.nodes(0).nullCount() + " null tensors; arrays have no nulls");
+            }
+            if (list && rb.nodes(1).nullCount() > 0) {
+                throw new IllegalArgumentException("the batch has " + rb.nodes(1).nullCount() + " null elements; arrays have no nulls");
+            }
+            Buffer data = rb.buffers(list ? 2 : 1);
+            this.frame = frame;
+            this.count = rb.length();
+            this.rowBytes = s.bytes();
+            this.dataOffset = data.offset();
+            if (count < 0 || count > Integer.MAX_VALUE || count * rowBytes > data.length() || dataOffset < 0
+                    || dataOffset + count * rowBytes > frame.bodyLength()) {
+                throw new IllegalArgumentException(count + " rows of " + s + " need " + count * rowBytes + " bytes; the batch's buffer has "
+                        + data.length());
+            }
+        }
+
+        public long count() {
+            return count;
+        }
+
+        /** Copies the next row into dst (rowBytes bytes). */
+        public void next(MemorySegment dst) {
+            frame.skipTo(dataOffset + next * rowBytes);
+            frame.copyTo(dst.asSlice(0, rowBytes));
+            next++;
+        }
+    }
+}

@@ -1,0 +1,106 @@
+package dev.sharedarrays.flight.internal;
+
+import io.grpc.Metadata;
+import io.grpc.Status;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.apache.arrow.flight.grpc.StatusUtils;
+
+/**
+ * The frames of one call as gRPC delivers them (on its threads), taken by the thread that copies
+ * them into pool slots. One frame more than the taker holds is asked for, so the next one is
+ * parsed while this one is copied; the rest waits in gRPC's flow-control window.
+ */
+final class Incoming {
+    private static final Object END = new Object();
+    private static final Object CANCELLED = new Object();
+
+    private final LinkedBlockingQueue<Object> frames = new LinkedBlockingQueue<>();
+    private final Runnable requestOne;
+    private final BooleanSupplier stop;
+    private volatile boolean dropped;
+
+    /** A failed call, as the taker sees it. */
+    private record Failed(RuntimeException error) {
+    }
+
+    Incoming(Runnable requestOne, BooleanSupplier stop) {
+        this.requestOne = requestOne;
+        this.stop = stop;
+    }
+
+    void add(Frame f) {
+        frames.add(f);
+        if (dropped) {
+            drop();
+        }
+    }
+
+    /** The other end finished its stream. */
+    void end() {
+        frames.add(END);
+    }
+
+    /** The call was cancelled (a server's view of a client that went away). */
+    void cancelled() {
+        frames.add(CANCELLED);
+    }
+
+    /** The call ended with this status (a client's view); OK is the end of the stream. */
+    void closed(Status status, Metadata trailers) {
+        frames.add(status.isOk() ? END : new Failed(StatusUtils.fromGrpcRuntimeException(status.asRuntimeException(trailers))));
+    }
+
+    /**
+     * The next frame (the caller closes it), or null at the end of the stream.
+     *
+     * @throws Waits.Stopped if {@code stop} said so or the call was cancelled
+     * @throws org.apache.arrow.flight.FlightRuntimeException if the call failed
+     */
+    Frame next() {
+        while (true) {
+            if (stop.getAsBoolean()) {
+                throw new Waits.Stopped();
+            }
+            Object o;
+            try {
+                o = frames.poll(Waits.SLICE.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new Waits.Stopped();
+            }
+            if (o == null) {
+                continue;
+            }
+            if (o == END) {
+                frames.add(END);
+                return null;
+            }
+            if (o == CANCELLED) {
+                frames.add(CANCELLED);
+                throw new Waits.Stopped();
+            }
+            if (o instanceof Failed f) {
+                frames.add(f);
+                throw f.error();
+            }
+            requestOne.run();
+            return (Frame) o;
+        }
+    }
+
+    /** Lets go of the frames not taken, now and when they come later. */
+    void drop() {
+        dropped = true;
+        java.util.List<Object> rest = new java.util.ArrayList<>();
+        frames.drainTo(rest);
+        for (Object o : rest) {
+            if (o instanceof Frame f) {
+                f.close();
+            } else {
+                frames.add(o);
+            }
+        }
+    }
+}
