@@ -446,8 +446,8 @@ public final class FlightBenchmark {
 
     /** Host B: pulls `tag` into a local pool and queue, which this thread empties, timing its rounds. */
     private static void drain(String uri, String tag, int count, long bytes) throws InterruptedException {
-        try (ArrayPool<F64> pool = ArrayPool.create(F64.TYPE, 4, bytes / 8);
-             ArrayQueue local = ArrayQueue.create(4)) {
+        try (ArrayPool<F64> pool = ArrayPool.create(F64.TYPE, SLOTS, bytes / 8);
+             ArrayQueue local = ArrayQueue.create(SLOTS)) {
             Rounds rounds = new Rounds(count, bytes);
             CompletableFuture<Long> pulled = FlightBridge.pullAsync(uri, tag, pool, local, ClientOptions.defaults());
             while (true) {

@@ -34,7 +34,7 @@ public final class Tuning {
     public static NettyChannelBuilder client(NettyChannelBuilder b) {
         // no retry layer: it keeps each message to marshal it again on a replay, and the bridge's
         // messages are shared memory handed to gRPC once (at most once, as on one host)
-        return b.disableRetry()
+        return ComposingChannels.client(b).disableRetry()
                 .maxInboundMessageSize(Integer.MAX_VALUE)
                 .flowControlWindow(FLOW_WINDOW)
                 .keepAliveTime(CLIENT_KEEPALIVE_MILLIS, TimeUnit.MILLISECONDS)
@@ -43,6 +43,7 @@ public final class Tuning {
     }
 
     public static void server(NettyServerBuilder b) {
+        ComposingChannels.server(b);
         b.flowControlWindow(FLOW_WINDOW)
                 .keepAliveTime(KEEPALIVE_MILLIS, TimeUnit.MILLISECONDS)
                 .keepAliveTimeout(KEEPALIVE_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)

@@ -10,7 +10,8 @@ import dev.sharedarrays.WaitTimeoutException;
 final class Backoff {
     private final int spins;
     private int spun;
-    private long checked = System.nanoTime();
+    private final long began = System.nanoTime();
+    private long checked = began;
 
     Backoff(int spins) {
         this.spins = spins;
@@ -27,13 +28,30 @@ final class Backoff {
         WaitTimeoutException.class.getName();
     }
 
-    /** Spins once and returns true while the spin budget lasts; false: time to sleep. */
+    /** Spins of a wait that only pause the core; after them each spin offers it to another thread. */
+    static final int PAUSES = 100;
+    /** How long a wait spins in all, about: below a futex wake-up's own latency. */
+    static final long SPIN_NANOS = 50_000;
+
+    /**
+     * Spins once and returns true while the spin budget lasts (at most {@code spins} spins, about
+     * {@link #SPIN_NANOS}); false: time to sleep. After the first {@link #PAUSES} spins each one
+     * yields: on an idle machine that returns at once, and the wait still sees a change within a
+     * microsecond; on a busy one the process waited for may need this core to make that change.
+     */
     boolean spin() {
         if (spun >= spins) {
             return false;
         }
         spun++;
-        Thread.onSpinWait();
+        if (spun <= PAUSES) {
+            Thread.onSpinWait();
+        } else if (System.nanoTime() - began < SPIN_NANOS) {
+            Thread.yield();
+        } else {
+            spun = spins;
+            return false;
+        }
         return true;
     }
 
