@@ -32,10 +32,10 @@ import java.util.stream.Stream;
  * processes on the same link, in the same run. JVM: A's queue pulled by B (DoGet queue/…, into
  * B's pool and queue) and A's queue forwarded to B (DoPut queue/…); every process a separate
  * one, each server the one {@code sharedarrays serve} runs. Each side runs one stream (JVM) or one
- * connection (pyarrow, a call per round) of rounds + 1 rounds of ~total-mb each; a figure is the
- * best round after the first, which connects and warms up.
+ * connection (pyarrow, a call per round) of rounds + 1 rounds of ~total-mb each; the figures are
+ * the median and the best of the rounds after the first, which connects and warms up.
  *
- * <pre>bin/bench flight [--sizes-mb 1,64] [--total-mb 1024] [--rounds 3] [--loopback]</pre>
+ * <pre>bin/bench flight [--sizes-mb 1,64] [--total-mb 1024] [--rounds 8] [--loopback]</pre>
  * {@code --loopback} runs both "hosts" on 127.0.0.1 (no root needed).
  */
 public final class FlightBenchmark {
@@ -52,7 +52,7 @@ public final class FlightBenchmark {
         }
         int[] sizes = {1, 64};
         long totalMb = 1024;
-        int rounds = 3;
+        int rounds = 8;
         boolean loopback = false;
         String python = "python3";
         for (int i = 0; i < args.length; i++) {
@@ -63,7 +63,7 @@ public final class FlightBenchmark {
                 case "--loopback" -> loopback = true;
                 case "--python" -> python = args[++i];
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + "; usage: bin/bench flight [--sizes-mb 1,64] [--total-mb 1024] [--rounds 3] [--loopback]");
+                        + "; usage: bin/bench flight [--sizes-mb 1,64] [--total-mb 1024] [--rounds 8] [--loopback]");
             }
         }
         if (!loopback && !"root".equals(System.getProperty("user.name"))) {
@@ -122,18 +122,20 @@ public final class FlightBenchmark {
                         "--token-file", tokenFile.toString()));
                 serverA.expect("serving");
                 serverB.expect("serving");
-                System.out.printf(Locale.ROOT, "Arrow Flight, host A -> host B %s; one stream each, best of %d rounds after a first, ~%d MiB per round%n",
+                System.out.printf(Locale.ROOT, "Arrow Flight, host A -> host B %s; one stream each, %d rounds after a first, ~%d MiB per round%n",
                         loopback ? "(both on 127.0.0.1: --loopback)" : "(network namespaces joined by a veth pair)", rounds, totalMb);
-                System.out.printf(Locale.ROOT, "%-8s %-40s %14s %16s %7s%n", "size", "direction (Flight call)", "bridge (JVM)", "pyarrow.flight", "ratio");
+                System.out.printf(Locale.ROOT, "%-8s %-34s %21s %21s %14s%n", "", "", "bridge (JVM), GB/s", "pyarrow.flight, GB/s", "ratio");
+                System.out.printf(Locale.ROOT, "%-8s %-34s %10s %10s %10s %10s %7s %6s%n", "size", "direction (Flight call)",
+                        "median", "best", "median", "best", "median", "best");
                 for (int mb : sizes) {
                     long bytes = (long) mb << 20;
                     int count = (int) Math.max(SLOTS, totalMb / mb);
                     String tag = "b" + mb + "-" + pid;
-                    double jvmGet = jvmGet(tag, bytes, count);
-                    double pyGet = pyGet(bytes, count);
+                    double[] jvmGet = jvmGet(tag, bytes, count);
+                    double[] pyGet = pyGet(bytes, count);
                     row(mb, "A's queue pulled by B (DoGet)", jvmGet, pyGet);
-                    double jvmPut = jvmPut(tag, bytes, count, jvmPortB);
-                    double pyPut = pyPut(bytes, count);
+                    double[] jvmPut = jvmPut(tag, bytes, count, jvmPortB);
+                    double[] pyPut = pyPut(bytes, count);
                     row(mb, "A's queue forwarded to B (DoPut)", jvmPut, pyPut);
                 }
             } finally {
@@ -167,8 +169,10 @@ public final class FlightBenchmark {
             }
         }
 
-        void row(int mb, String what, double jvm, double py) {
-            System.out.printf(Locale.ROOT, "%-8s %-40s %9.2f GB/s %11.2f GB/s %6.0f%%%n", mb + " MiB", what, jvm / 1e9, py / 1e9, 100 * jvm / py);
+        /** A row: the median and the best of each side's rounds (bytes/s), and their ratios. */
+        void row(int mb, String what, double[] jvm, double[] py) {
+            System.out.printf(Locale.ROOT, "%-8s %-34s %10.2f %10.2f %10.2f %10.2f %6.0f%% %5.0f%%%n", mb + " MiB", what,
+                    median(jvm) / 1e9, max(jvm) / 1e9, median(py) / 1e9, max(py) / 1e9, 100 * median(jvm) / median(py), 100 * max(jvm) / max(py));
             System.out.flush();
         }
 
@@ -189,59 +193,59 @@ public final class FlightBenchmark {
             must("ip", "-n", nsB, "link", "set", vethB, "up");
         }
 
-        /** A feeds one queue; B pulls it into its pool and queue in one stream: bytes/s of the best round after the first. */
-        double jvmGet(String tag, long bytes, int count) throws Exception {
+        /** A feeds one queue; B pulls it into its pool and queue in one stream: bytes/s of each round after the first. */
+        double[] jvmGet(String tag, long bytes, int count) throws Exception {
             Child feed = start("A feed", nsA, dirA, java(FlightBenchmark.class.getName(), "--child", "feed", tag, "" + (rounds + 1), "" + count, "" + bytes));
             feed.expect("queue");
             Child drain = start("B drain", nsB, dirB, java(FlightBenchmark.class.getName(), "--child", "drain",
                     "grpc+tcp://" + ipA + ":8815", tag, "" + count, "" + bytes));
-            double best = best(drain, "round");
+            double[] r = rounds(drain, "round");
             feed.expect("done");
-            return best;
+            return r;
         }
 
-        /** B holds one queue; A forwards into it in one stream: bytes/s of the best round after the first, timed on B. */
-        double jvmPut(String tag, long bytes, int count, int port) throws Exception {
+        /** B holds one queue; A forwards into it in one stream: bytes/s of each round after the first, timed on B. */
+        double[] jvmPut(String tag, long bytes, int count, int port) throws Exception {
             Child sink = start("B sink", nsB, dirB, java(FlightBenchmark.class.getName(), "--child", "sink", tag + "-in", "" + count, "" + bytes));
             sink.expect("queue");
             Child fwd = start("A forward", nsA, dirA, java(FlightBenchmark.class.getName(), "--child", "forward",
                     "grpc+tcp://" + ipB + ":" + port, tag + "-in", "" + (rounds + 1), "" + count, "" + bytes));
-            double best = best(sink, "round");
+            double[] r = rounds(sink, "round");
             fwd.expect("sent");
             sink.expect("done");
-            return best;
+            return r;
         }
 
-        /** The best of `rounds` lines "PREFIX r bytes seconds" after a first one (connecting, warming up), in bytes/s. */
-        double best(Child c, String prefix) throws InterruptedException {
-            double best = 0;
-            for (int r = 0; r <= rounds; r++) {
+        /** Bytes/s of each of `rounds` lines "PREFIX r bytes seconds" after a first one (connecting, warming up). */
+        double[] rounds(Child c, String prefix) throws InterruptedException {
+            double[] r = new double[rounds];
+            for (int i = 0; i <= rounds; i++) {
                 String[] f = c.expect(prefix).split(" ");
-                if (r > 0) {
-                    best = Math.max(best, Double.parseDouble(f[2]) / Double.parseDouble(f[3]));
+                if (i > 0) {
+                    r[i - 1] = Double.parseDouble(f[2]) / Double.parseDouble(f[3]);
                 }
             }
-            return best;
+            return r;
         }
 
-        double pyGet(long bytes, int count) throws Exception {
+        double[] pyGet(long bytes, int count) throws Exception {
             Child server = start("A pyserve", nsA, dirA, List.of(python, script(), "serve", ipA, "8816", "" + bytes, "" + count));
             server.expect("serving");
             try (Child get = start("B pyget", nsB, dirB, List.of(python, script(), "get", "grpc+tcp://" + ipA + ":8816", "" + bytes, "" + count,
                     "" + (rounds + 1)))) {
-                return best(get, "round");
+                return rounds(get, "round");
             } finally {
                 server.close();
             }
         }
 
-        double pyPut(long bytes, int count) throws Exception {
+        double[] pyPut(long bytes, int count) throws Exception {
             String port = loopback ? "8818" : "8816";
             Child server = start("B pyserve", nsB, dirB, List.of(python, script(), "serve", ipB, port, "" + bytes, "" + count));
             server.expect("serving");
             try (Child put = start("A pyput", nsA, dirA, List.of(python, script(), "put", "grpc+tcp://" + ipB + ":" + port, "" + bytes, "" + count,
                     "" + (rounds + 1)))) {
-                return best(put, "round");
+                return rounds(put, "round");
             } finally {
                 server.close();
             }
@@ -261,6 +265,16 @@ public final class FlightBenchmark {
             children.add(child);
             return child;
         }
+    }
+
+    static double median(double[] v) {
+        double[] s = v.clone();
+        Arrays.sort(s);
+        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    }
+
+    static double max(double[] v) {
+        return Arrays.stream(v).max().orElse(0);
     }
 
     static List<String> java(String main, String... args) {

@@ -82,6 +82,7 @@ public final class FlightBridge {
             java.util.function.Consumer<io.grpc.netty.NettyServerBuilder> tune = nb -> {
                 Tuning.server(nb);
                 nb.addService(service); // replaces Arrow's service of the same name
+                nb.callExecutor(FrameService.EXECUTORS);
             };
             FlightServer.Builder b = FlightServer.builder(allocator, location, producer)
                     .transportHint("grpc.builderConsumer", tune)

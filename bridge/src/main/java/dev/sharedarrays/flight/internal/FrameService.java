@@ -3,10 +3,12 @@ package dev.sharedarrays.flight.internal;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
+import io.grpc.ServerCallExecutorSupplier;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerMethodDefinition;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.arrow.flight.FlightRuntimeException;
@@ -27,6 +29,19 @@ public final class FrameService {
 
     private FrameService() {
     }
+
+    /**
+     * The executor of a call: DoGet's and DoPut's listeners run on the connection's own thread
+     * (they only hand messages to the call's thread: one thread less between socket and slot);
+     * null, gRPC's executor, for the others.
+     */
+    public static final ServerCallExecutorSupplier EXECUTORS = new ServerCallExecutorSupplier() {
+        @Override
+        public <Q, R> Executor getExecutor(ServerCall<Q, R> call, Metadata headers) {
+            String m = call.getMethodDescriptor().getFullMethodName();
+            return m.equals(DO_GET.getFullMethodName()) || m.equals(DO_PUT.getFullMethodName()) ? Runnable::run : null;
+        }
+    };
 
     /** Arrow's service definition with DoGet and DoPut served by {@code producer}. */
     public static ServerServiceDefinition replace(ServerServiceDefinition arrow, BridgeProducer producer, ExecutorService executor) {
