@@ -10,7 +10,7 @@ import java.util.function.BooleanSupplier;
  * instance per wait, used by one thread.
  */
 final class Wait {
-    /** About 20-60 µs of spinning before the first sleep: below a futex wake-up's own latency. */
+    /** Spins before the first sleep, at most; {@link Backoff} also stops after about 50 µs. */
     static final int SPINS = 3000;
 
     private final long deadline;
