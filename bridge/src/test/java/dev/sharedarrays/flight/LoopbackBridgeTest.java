@@ -214,4 +214,69 @@ class LoopbackBridgeTest {
             assertTrue(e.getMessage().contains("must not contain"), e.getMessage());
         }
     }
+
+    /** DoPut's messages as raw bytes, to send what no Flight client would. */
+    private static final io.grpc.MethodDescriptor<byte[], byte[]> RAW_PUT = io.grpc.MethodDescriptor.<byte[], byte[]>newBuilder()
+            .setType(io.grpc.MethodDescriptor.MethodType.BIDI_STREAMING)
+            .setFullMethodName("arrow.flight.protocol.FlightService/DoPut")
+            .setRequestMarshaller(new RawBytes()).setResponseMarshaller(new RawBytes()).build();
+
+    private static final class RawBytes implements io.grpc.MethodDescriptor.Marshaller<byte[]> {
+        @Override
+        public java.io.InputStream stream(byte[] b) {
+            return new java.io.ByteArrayInputStream(b);
+        }
+
+        @Override
+        public byte[] parse(java.io.InputStream in) {
+            try {
+                return in.readAllBytes();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+    }
+
+    @Test
+    void malformedFlightDataIsRefusedAndTheServerCarriesOn() throws Exception {
+        String name = unique("fl-bad");
+        // FlightData field 2 (data_header) of 5 bytes that are no Arrow message; then one that announces more bytes than it has
+        byte[][] messages = {{0x12, 5, 1, 2, 3, 4, 5}, {0x12, 100, 1, 2}, {(byte) 0xc2, 0x3e, (byte) 0xff, (byte) 0xff, 0x7f}};
+        try (BridgeServer server = FlightBridge.serve(ServeOptions.defaults().listen("127.0.0.1", 0));
+             ArrayQueue q = ArrayQueue.create(4, CreateOptions.defaults().name(name))) {
+            io.grpc.ManagedChannel ch = io.grpc.netty.NettyChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
+            try {
+                for (byte[] m : messages) {
+                    CompletableFuture<io.grpc.Status> closed = new CompletableFuture<>();
+                    io.grpc.ClientCall<byte[], byte[]> call = ch.newCall(RAW_PUT, io.grpc.CallOptions.DEFAULT);
+                    call.start(new io.grpc.ClientCall.Listener<>() {
+                        @Override
+                        public void onClose(io.grpc.Status status, io.grpc.Metadata trailers) {
+                            closed.complete(status);
+                        }
+                    }, new io.grpc.Metadata());
+                    call.request(1);
+                    call.sendMessage(m);
+                    // no half-close: the server must end the call on its own
+                    io.grpc.Status s = closed.get(10, TimeUnit.SECONDS);
+                    assertEquals(io.grpc.Status.Code.INVALID_ARGUMENT, s.getCode(), s.toString());
+                    assertTrue(s.getDescription().contains("cannot read"), s.getDescription());
+                }
+            } finally {
+                ch.shutdownNow();
+            }
+            // the server still serves: a well-formed put into the queue ends it
+            try (ArrayPool<F64> pool = ArrayPool.create(F64.TYPE, 2, 3);
+                 ArrayQueue local = ArrayQueue.create(2)) {
+                SharedNDArray<F64> a = pool.acquire(Duration.ofSeconds(5));
+                a.fill(7.0);
+                local.send(a, Duration.ofSeconds(5));
+                local.end();
+                assertEquals(1, FlightBridge.forward(local, server.location(), name));
+            }
+            try (SharedNDArray<?> got = q.receive(Duration.ofSeconds(5))) {
+                assertEquals(7.0, got.getDouble(2));
+            }
+        }
+    }
 }

@@ -74,11 +74,19 @@ public final class Forwarding {
             first.close();
             throw e;
         }
-        ClientCall<Frame, Flight.PutResult> call = remote.channel.newCall(FrameService.DO_PUT, remote.callOptions());
-        call.start(outcome, remote.headers());
-        call.request(Integer.MAX_VALUE);
-        cancel.onCancel(() -> call.cancel("the forwarding was cancelled", null));
         SharedNDArray<?> m = first;
+        ClientCall<Frame, Flight.PutResult> call;
+        try {
+            call = remote.channel.newCall(FrameService.DO_PUT, remote.callOptions());
+            call.start(outcome, remote.headers());
+            call.request(Integer.MAX_VALUE);
+        } catch (RuntimeException e) {
+            if (m != null) {
+                m.close();
+            }
+            throw e;
+        }
+        cancel.onCancel(() -> call.cancel("the forwarding was cancelled", null));
         try {
             // a call is ready once connected: sending earlier would leave the message with gRPC, unmarshalled, until then
             Waits.ready(call::isReady, stop);
@@ -123,6 +131,13 @@ public final class Forwarding {
             Thread.currentThread().interrupt();
             call.cancel("the forwarding was interrupted", e);
             throw cancelled(remote, name, counter);
+        } catch (RuntimeException e) {
+            // the server's call must end too: it would wait for the next message as long as the connection lives
+            call.cancel("the forwarding stopped: " + e.getMessage(), e);
+            if (cancel.isCancelled() && e instanceof IllegalStateException) {
+                throw cancelled(remote, name, counter); // (gRPC's "call was cancelled" from a send racing the cancel)
+            }
+            throw e;
         } finally {
             if (m != null) {
                 m.close();

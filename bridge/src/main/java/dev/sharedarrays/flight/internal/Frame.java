@@ -45,18 +45,31 @@ public final class Frame implements AutoCloseable {
     private long bodyRead;
     /** Sent: the whole message, protobuf fields and body; null once handed to gRPC. */
     private ByteBuf wire;
+    /** Received: why the message could not be read (it is then only this), or null. */
+    private final RuntimeException failure;
 
-    private Frame(byte[] descriptor, Message message, InputStream body, long bodyLength, ByteBuf wire) {
+    private Frame(byte[] descriptor, Message message, InputStream body, long bodyLength, ByteBuf wire, RuntimeException failure) {
         this.descriptor = descriptor;
         this.message = message;
         this.body = body;
         this.bodyLength = bodyLength;
         this.wire = wire;
+        this.failure = failure;
+    }
+
+    /** A received message that could not be read: the thread that takes it throws {@code why}. */
+    static Frame failed(RuntimeException why) {
+        return new Frame(null, null, null, 0, null, why);
+    }
+
+    /** Why this received message could not be read, or null. */
+    RuntimeException failure() {
+        return failure;
     }
 
     /** A message to send: {@code wire} holds its protobuf bytes (direct buffers only); the stream releases it. */
     static Frame outgoing(ByteBuf wire) {
-        return new Frame(null, null, null, 0, wire);
+        return new Frame(null, null, null, 0, wire, null);
     }
 
     /** The descriptor a DoPut's first message carries, or null. */
@@ -81,7 +94,11 @@ public final class Frame implements AutoCloseable {
 
     /** The schema of a schema message. */
     public Schema schema() {
-        return MessageSerializer.deserializeSchema(message);
+        try {
+            return MessageSerializer.deserializeSchema(message);
+        } catch (RuntimeException e) {
+            throw invalid("its schema does not parse: " + e);
+        }
     }
 
     Message message() {
@@ -203,10 +220,13 @@ public final class Frame implements AutoCloseable {
 
         @Override
         public Frame parse(InputStream in) {
+            // never throws: gRPC would end the call on its own (UNKNOWN, CANCELLED) past the bridge's threads
             try {
                 return read(in);
             } catch (IOException e) {
-                throw new UncheckedIOException(e);
+                return failed(invalid("it could not be read: " + e.getMessage()));
+            } catch (RuntimeException e) {
+                return failed(e instanceof org.apache.arrow.flight.FlightRuntimeException ? e : invalid(e.toString()));
             }
         }
     };
@@ -216,7 +236,9 @@ public final class Frame implements AutoCloseable {
      * detached from the call, so they outlive this callback) until copied.
      */
     static Frame read(InputStream raw) throws IOException {
-        InputStream in = raw instanceof Detachable d ? d.detach() : raw;
+        // a detached stream owns gRPC's buffers past this call; any other is closed when it returns
+        boolean detached = raw instanceof Detachable;
+        InputStream in = detached ? ((Detachable) raw).detach() : raw;
         boolean kept = false;
         try {
             byte[] descriptor = null;
@@ -235,12 +257,15 @@ public final class Frame implements AutoCloseable {
                     continue;
                 }
                 long len = readVarint(in, false);
+                if (len < 0 || in instanceof io.grpc.KnownLength && len > in.available()) {
+                    throw invalid("field " + field + " announces " + len + " bytes, the message has " + in.available() + " left");
+                }
                 switch (field) {
                     case DESCRIPTOR_FIELD -> descriptor = readBytes(in, len);
                     case HEADER_FIELD -> header = readBytes(in, len);
                     case BODY_FIELD -> {
                         bodyLength = len;
-                        if (header != null) {
+                        if (header != null && detached) {
                             body = in; // Flight writes the body last: it is read from gRPC's buffers later
                         } else {
                             body = new ByteArrayInputStream(readBytes(in, len));
@@ -253,12 +278,21 @@ public final class Frame implements AutoCloseable {
                     break;
                 }
             }
-            Message message = header == null ? null : Message.getRootAsMessage(ByteBuffer.wrap(header));
+            Message message = null;
+            if (header != null) {
+                try {
+                    message = Message.getRootAsMessage(ByteBuffer.wrap(header));
+                    message.headerType();
+                    message.bodyLength();
+                } catch (RuntimeException e) {
+                    throw invalid("its IPC header is not an Arrow message (" + e + ")");
+                }
+            }
             if (message != null && message.bodyLength() > bodyLength) {
                 throw invalid("its IPC header announces a body of " + message.bodyLength() + " bytes, it has " + bodyLength);
             }
             kept = body == in;
-            return new Frame(descriptor, message, body, bodyLength, null);
+            return new Frame(descriptor, message, body, bodyLength, null, null);
         } finally {
             if (!kept) {
                 in.close();

@@ -62,22 +62,28 @@ public final class FrameService {
     private static ServerCallHandler<Flight.Ticket, Frame> get(BridgeProducer producer, ExecutorService executor) {
         return (call, headers) -> {
             AtomicBoolean gone = new AtomicBoolean();
-            call.request(1);
+            call.request(2); // one ticket; a second is an error
             return new ServerCall.Listener<>() {
                 private Flight.Ticket ticket;
+                private int tickets;
 
                 @Override
                 public void onMessage(Flight.Ticket t) {
                     ticket = t;
+                    tickets++;
                 }
 
                 @Override
                 public void onHalfClose() {
                     Flight.Ticket t = ticket;
+                    int n = tickets;
                     executor.execute(() -> {
                         Outbound out = new Outbound(call);
                         try {
-                            producer.serveGet(t == null ? new byte[0] : t.getTicket().toByteArray(), out, gone::get);
+                            if (n != 1) {
+                                throw new IllegalArgumentException("DoGet takes one ticket, the call sent " + n);
+                            }
+                            producer.serveGet(t.getTicket().toByteArray(), out, gone::get);
                             out.close(Status.OK);
                         } catch (RuntimeException e) {
                             out.fail(producer.toFlight(e));
@@ -122,6 +128,13 @@ public final class FrameService {
 
                 @Override
                 public void onCancel() {
+                    gone.set(true);
+                    in.cancelled();
+                }
+
+                @Override
+                public void onComplete() {
+                    // gRPC ended the call itself (after this side's close too, when it changes nothing)
                     gone.set(true);
                     in.cancelled();
                 }

@@ -69,7 +69,7 @@ public final class Frames {
      */
     public static Frame array(ByteBuffer header, SharedNDArray<?> a, Runnable release) {
         long bytes = Math.multiplyExact(a.size(), a.itemSize());
-        if (bytes > Integer.MAX_VALUE - 64) {
+        if (align8(bytes) + header.remaining() + 24 > Integer.MAX_VALUE) {
             release.run();
             throw new IllegalArgumentException("an array of " + bytes + " bytes is more than one Flight message can carry (2 GiB)");
         }
@@ -86,18 +86,30 @@ public final class Frames {
             }
         }
         long body = align8(bytes);
-        ByteBuf prefix = Unpooled.directBuffer(header.remaining() + 24);
-        field(prefix, Frame.HEADER_FIELD, header.remaining());
-        prefix.writeBytes(header.duplicate());
-        field(prefix, Frame.BODY_FIELD, body);
-        // every part direct, so that Netty writes them as they are; no merging of parts (a copy)
-        CompositeByteBuf wire = new CompositeByteBuf(UnpooledByteBufAllocator.DEFAULT, true, Integer.MAX_VALUE);
-        wire.addComponent(true, prefix);
-        wire.addComponent(true, data);
-        if (body > bytes) {
-            wire.addComponent(true, ZEROS.retainedSlice(0, (int) (body - bytes)));
+        CompositeByteBuf wire = null;
+        try {
+            ByteBuf prefix = Unpooled.directBuffer(header.remaining() + 24);
+            field(prefix, Frame.HEADER_FIELD, header.remaining());
+            prefix.writeBytes(header.duplicate());
+            field(prefix, Frame.BODY_FIELD, body);
+            // every part direct, so that Netty writes them as they are; no merging of parts (a copy)
+            wire = new CompositeByteBuf(UnpooledByteBufAllocator.DEFAULT, true, Integer.MAX_VALUE);
+            wire.addComponent(true, prefix);
+            wire.addComponent(true, data); // the composite's now: released with it
+            data = null;
+            if (body > bytes) {
+                wire.addComponent(true, ZEROS.retainedSlice(0, (int) (body - bytes)));
+            }
+            return Frame.outgoing(wire);
+        } catch (RuntimeException | Error e) {
+            if (data != null) {
+                data.release(); // returns the slot
+            }
+            if (wire != null) {
+                wire.release();
+            }
+            throw e;
         }
-        return Frame.outgoing(wire);
     }
 
     /** Shared memory as a Netty buffer; {@code release} runs when its last reference goes. */
@@ -182,29 +194,44 @@ public final class Frames {
             if (!frame.isBatch()) {
                 throw Frame.invalid("expected a record batch, got IPC message type " + frame.message().headerType());
             }
-            RecordBatch rb = (RecordBatch) frame.message().header(new RecordBatch());
-            if (rb.compression() != null) {
-                throw new IllegalArgumentException("the batch is compressed; send uncompressed batches");
-            }
             boolean list = schema.getFields().get(0).getType() instanceof ArrowType.FixedSizeList;
-            if (rb.nodesLength() < (list ? 2 : 1) || rb.buffersLength() < (list ? 3 : 2)) {
-                throw Frame.invalid("the batch has " + rb.nodesLength() + " field nodes and " + rb.buffersLength() + " buffers");
+            long rows;
+            long offset;
+            long length;
+            try {
+                RecordBatch rb = (RecordBatch) frame.message().header(new RecordBatch());
+                if (rb == null) {
+                    throw Frame.invalid("a record batch message without its batch");
+                }
+                if (rb.compression() != null) {
+                    throw new IllegalArgumentException("the batch is compressed; send uncompressed batches");
+                }
+                if (rb.nodesLength() < (list ? 2 : 1) || rb.buffersLength() < (list ? 3 : 2)) {
+                    throw Frame.invalid("the batch has " + rb.nodesLength() + " field nodes and " + rb.buffersLength() + " buffers");
+                }
+                if (rb.nodes(0).nullCount() > 0) {
+                    throw new IllegalArgumentException("the batch has " + rb.nodes(0).nullCount() + " null tensors; arrays have no nulls");
+                }
+                if (list && rb.nodes(1).nullCount() > 0) {
+                    throw new IllegalArgumentException("the batch has " + rb.nodes(1).nullCount() + " null elements; arrays have no nulls");
+                }
+                Buffer data = rb.buffers(list ? 2 : 1);
+                rows = rb.length();
+                offset = data.offset();
+                length = data.length();
+            } catch (IndexOutOfBoundsException e) {
+                // a flatbuffer whose offsets point outside it
+                throw Frame.invalid("its IPC header is not an Arrow record batch (" + e + ")");
             }
-            if (rb.nodes(0).nullCount() > 0) {
-                throw new IllegalArgumentException("the batch has " + rb.nodes(0).nullCount() + " null tensors; arrays have no nulls");
-            }
-            if (list && rb.nodes(1).nullCount() > 0) {
-                throw new IllegalArgumentException("the batch has " + rb.nodes(1).nullCount() + " null elements; arrays have no nulls");
-            }
-            Buffer data = rb.buffers(list ? 2 : 1);
             this.frame = frame;
-            this.count = rb.length();
+            this.count = rows;
             this.rowBytes = s.bytes();
-            this.dataOffset = data.offset();
-            if (count < 0 || count > Integer.MAX_VALUE || count * rowBytes > data.length() || dataOffset < 0
-                    || dataOffset + count * rowBytes > frame.bodyLength()) {
-                throw new IllegalArgumentException(count + " rows of " + s + " need " + count * rowBytes + " bytes; the batch's buffer has "
-                        + data.length());
+            this.dataOffset = offset;
+            // (divisions: a hostile count or length must not overflow the check)
+            if (count < 0 || count > Integer.MAX_VALUE || rowBytes <= 0 || count > length / rowBytes || dataOffset < 0
+                    || dataOffset > frame.bodyLength() || count * rowBytes > frame.bodyLength() - dataOffset) {
+                throw new IllegalArgumentException(count + " rows of " + s + " need " + count + " x " + rowBytes
+                        + " bytes; the batch's buffer has " + length);
             }
         }
 

@@ -85,8 +85,13 @@ final class Incoming {
                 frames.add(f);
                 throw f.error();
             }
+            Frame f = (Frame) o;
+            if (f.failure() != null) {
+                frames.add(new Failed(f.failure()));
+                throw f.failure();
+            }
             requestOne.run();
-            return (Frame) o;
+            return f;
         }
     }
 

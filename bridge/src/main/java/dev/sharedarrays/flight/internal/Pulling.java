@@ -92,13 +92,21 @@ public final class Pulling {
             queue.end();
             return counter[0];
         } catch (Waits.Stopped e) {
-            throw new java.util.concurrent.CancellationException("pulling queue/" + name + " from " + remote.uri + " was cancelled after "
-                    + counter[0] + " message(s)");
+            call.cancel("the pull was cancelled", null);
+            throw cancelled(remote, name, counter);
         } catch (RuntimeException e) {
             call.cancel("the client stopped: " + e.getMessage(), e);
+            if (cancel.isCancelled()) {
+                throw cancelled(remote, name, counter); // (gRPC's "call was cancelled" from a send racing the cancel)
+            }
             throw e;
         } finally {
             in.drop();
         }
+    }
+
+    private static java.util.concurrent.CancellationException cancelled(Remote remote, String name, long[] counter) {
+        return new java.util.concurrent.CancellationException("pulling queue/" + name + " from " + remote.uri + " was cancelled after "
+                + counter[0] + " message(s)");
     }
 }
