@@ -12,7 +12,6 @@ import dev.sharedarrays.SharedArrays;
 import dev.sharedarrays.SharedNDArray;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -51,7 +50,7 @@ public final class BridgeProducer extends NoOpFlightProducer implements AutoClos
 
     /** DoGet: the array or the queue the ticket names, to {@code out}, until the queue ends. */
     void serveGet(byte[] ticket, FrameService.Outbound out, BooleanSupplier gone) {
-        FlightPath p = FlightPath.parse(new String(ticket, StandardCharsets.UTF_8));
+        FlightPath p = FlightPath.of(new org.apache.arrow.flight.Ticket(ticket));
         BooleanSupplier stop = () -> closed || gone.getAsBoolean();
         if (p.kind().equals(FlightPath.ARRAY)) {
             sendArray(p, out);
@@ -143,7 +142,7 @@ public final class BridgeProducer extends NoOpFlightProducer implements AutoClos
     /** One batch of n rows: a new array of the tensor's shape (n = 1) or (n, *shape); persistent, as no process holds it. */
     private void receiveArray(FlightPath p, Schema schema, Incoming in) {
         TensorSchema s = TensorSchema.of(schema);
-        try (Frame f = nextBatch(in)) {
+        try (Frame f = in.nextBatch()) {
             if (f == null) {
                 throw new IllegalArgumentException("DoPut " + p + " sent no batch; send one batch with the array");
             }
@@ -161,7 +160,7 @@ public final class BridgeProducer extends NoOpFlightProducer implements AutoClos
                 for (int r = 0; r < n; r++) {
                     rows.next(dst.asSlice(r * s.bytes(), s.bytes()));
                 }
-                try (Frame more = nextBatch(in)) {
+                try (Frame more = in.nextBatch()) {
                     if (more != null) {
                         throw new IllegalArgumentException("DoPut " + p + " sent more than one batch; send the array as one batch");
                     }
@@ -174,17 +173,6 @@ public final class BridgeProducer extends NoOpFlightProducer implements AutoClos
                     a.destroy();
                 }
             }
-        }
-    }
-
-    /** The next record batch; other messages (metadata only) are skipped. */
-    private static Frame nextBatch(Incoming in) {
-        while (true) {
-            Frame f = in.next();
-            if (f == null || f.isBatch()) {
-                return f;
-            }
-            f.close();
         }
     }
 
@@ -208,22 +196,9 @@ public final class BridgeProducer extends NoOpFlightProducer implements AutoClos
             TensorSchema s = TensorSchema.of(schema);
             ArrayPool<?> pool = poolFor(p, s, q.capacity());
             Frame f;
-            while ((f = nextBatch(in)) != null) {
+            while ((f = in.nextBatch()) != null) {
                 try (Frame batch = f) {
-                    Frames.Rows rows = new Frames.Rows(batch, schema, s);
-                    for (long r = 0; r < rows.count(); r++) {
-                        SharedNDArray<?> slot = Waits.acquire(pool, stop);
-                        boolean sent = false;
-                        try {
-                            rows.next(slot.data().asSlice(slot.elementOffset() * slot.itemSize(), s.bytes()));
-                            Waits.send(q, slot, stop);
-                            sent = true;
-                        } finally {
-                            if (!sent) {
-                                slot.close();
-                            }
-                        }
-                    }
+                    new Frames.Rows(batch, schema, s).sendEach(pool, q, stop, () -> { });
                 }
             }
             // the remote producer finished its stream: the queue ends, as a local producer's end() would

@@ -1,6 +1,8 @@
 package dev.sharedarrays.flight.internal;
 
 import com.google.flatbuffers.FlatBufferBuilder;
+import dev.sharedarrays.ArrayPool;
+import dev.sharedarrays.ArrayQueue;
 import dev.sharedarrays.SharedNDArray;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
@@ -10,6 +12,7 @@ import io.netty.buffer.UnpooledDirectByteBuf;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
+import java.util.function.BooleanSupplier;
 import org.apache.arrow.flatbuf.Buffer;
 import org.apache.arrow.flatbuf.FieldNode;
 import org.apache.arrow.flatbuf.Message;
@@ -237,6 +240,27 @@ public final class Frames {
 
         public long count() {
             return count;
+        }
+
+        /**
+         * Each row into a slot of {@code pool}, sent into {@code queue} (waiting while either is
+         * full, until {@code stop}); {@code sent} runs after each send.
+         */
+        public void sendEach(ArrayPool<?> pool, ArrayQueue queue, BooleanSupplier stop, Runnable sent) {
+            for (long r = 0; r < count; r++) {
+                SharedNDArray<?> slot = Waits.acquire(pool, stop);
+                boolean gone = false;
+                try {
+                    next(slot.data().asSlice(slot.elementOffset() * slot.itemSize(), rowBytes));
+                    Waits.send(queue, slot, stop);
+                    gone = true;
+                } finally {
+                    if (!gone) {
+                        slot.close();
+                    }
+                }
+                sent.run();
+            }
         }
 
         /** Copies the next row into dst (rowBytes bytes). */

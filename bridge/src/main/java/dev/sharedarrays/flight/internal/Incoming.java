@@ -95,6 +95,17 @@ final class Incoming {
         }
     }
 
+    /** The next record batch, or null at the end; other messages (metadata only) are skipped. */
+    Frame nextBatch() {
+        while (true) {
+            Frame f = next();
+            if (f == null || f.isBatch()) {
+                return f;
+            }
+            f.close();
+        }
+    }
+
     /** Lets go of the frames not taken, now and when they come later. */
     void drop() {
         dropped = true;

@@ -4,11 +4,9 @@ import com.google.protobuf.ByteString;
 import dev.sharedarrays.ArrayPool;
 import dev.sharedarrays.ArrayQueue;
 import dev.sharedarrays.DType;
-import dev.sharedarrays.SharedNDArray;
 import io.grpc.ClientCall;
 import io.grpc.Metadata;
 import io.grpc.Status;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.apache.arrow.flight.impl.Flight;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -35,7 +33,7 @@ public final class Pulling {
         }, remote.headers());
         cancel.onCancel(() -> call.cancel("the pull was cancelled", null));
         try {
-            call.sendMessage(Flight.Ticket.newBuilder().setTicket(ByteString.copyFrom(path.toString(), StandardCharsets.UTF_8)).build());
+            call.sendMessage(Flight.Ticket.newBuilder().setTicket(ByteString.copyFrom(path.ticket().getBytes())).build());
             call.halfClose();
             call.request(2);
             Schema schema;
@@ -67,26 +65,9 @@ public final class Pulling {
                         + pool.handle() + " holds " + pool.dtype() + " " + Arrays.toString(pool.slotShape()));
             }
             Frame f;
-            while ((f = in.next()) != null) {
+            while ((f = in.nextBatch()) != null) {
                 try (Frame batch = f) {
-                    if (!batch.isBatch()) {
-                        continue;
-                    }
-                    Frames.Rows rows = new Frames.Rows(batch, schema, s);
-                    for (long r = 0; r < rows.count(); r++) {
-                        SharedNDArray<T> slot = Waits.acquire(pool, cancel::isCancelled);
-                        boolean sent = false;
-                        try {
-                            rows.next(slot.data().asSlice(slot.elementOffset() * slot.itemSize(), s.bytes()));
-                            Waits.send(queue, slot, cancel::isCancelled);
-                            sent = true;
-                        } finally {
-                            if (!sent) {
-                                slot.close();
-                            }
-                        }
-                        counter[0]++;
-                    }
+                    new Frames.Rows(batch, schema, s).sendEach(pool, queue, cancel::isCancelled, () -> counter[0]++);
                 }
             }
             queue.end();

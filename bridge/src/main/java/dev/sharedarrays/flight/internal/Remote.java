@@ -6,7 +6,6 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.apache.arrow.flight.CallOption;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
@@ -15,17 +14,14 @@ import io.grpc.netty.NettyChannelBuilder;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightGrpcUtils;
 import org.apache.arrow.flight.Location;
-import org.apache.arrow.flight.auth2.BearerCredentialWriter;
-import org.apache.arrow.flight.grpc.CredentialCallOption;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 
-/** A connection to a bridge server: its client, allocator and the call options that carry the token. */
+/** A connection to a bridge server: its channel, an Arrow client on it, and the headers that carry the token. */
 public final class Remote implements AutoCloseable {
     public final String uri;
     public final BufferAllocator allocator;
     public final FlightClient client;
-    public final CallOption[] options;
     /** The connection, for the bridge's own DoGet and DoPut ({@link FrameService}). */
     public final ManagedChannel channel;
     private final String token;
@@ -64,8 +60,6 @@ public final class Remote implements AutoCloseable {
         this.channel = b.build();
         this.client = FlightGrpcUtils.createFlightClient(allocator, channel);
         this.token = token;
-        this.options = token == null ? new CallOption[] {Tuning.CLIENT_ON_READY}
-                : new CallOption[] {Tuning.CLIENT_ON_READY, new CredentialCallOption(new BearerCredentialWriter(token))};
     }
 
     /**

@@ -6,9 +6,7 @@ import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.NettyServerBuilder;
-import io.grpc.stub.AbstractStub;
 import java.util.concurrent.TimeUnit;
-import org.apache.arrow.flight.CallOptions;
 
 /**
  * gRPC settings of both ends. gRPC-Java calls a stream ready only while less than 32 KiB wait to be
@@ -58,12 +56,4 @@ public final class Tuning {
                     }
                 });
     }
-
-    /** The client side's threshold, as a Flight call option. */
-    public static final CallOptions.GrpcCallOption CLIENT_ON_READY = new CallOptions.GrpcCallOption() {
-        @Override
-        public <T extends AbstractStub<T>> T wrapStub(T stub) {
-            return stub.withOnReadyThreshold(ON_READY_THRESHOLD);
-        }
-    };
 }

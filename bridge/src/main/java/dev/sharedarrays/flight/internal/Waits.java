@@ -71,8 +71,8 @@ public final class Waits {
     }
 
     /**
-     * Until gRPC can take another message without buffering it (its flow-control window). A short park serves
-     * both ends (a server call and a client call) with one code path.
+     * Until gRPC can take another message without buffering it (its flow-control window). A short
+     * park serves both ends (a server call and a client call) with one code path.
      */
     public static void ready(BooleanSupplier isReady, BooleanSupplier stop) {
         while (!isReady.getAsBoolean()) {
