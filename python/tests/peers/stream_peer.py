@@ -12,8 +12,8 @@ Messages carry numbers: a slot or view filled with `producer * 1_000_000 + k` is
   consume <queue> [hold]                          for each message: print GOT <value of element 0> <kind>
                                                   <sum>, close it (unless `hold`: then print HOLDING and sleep);
                                                   print END <count> when the queue ended
-  double <queue in> <queue out>                   for each message (a slot): double it in place, send it on
-                                                  <queue out>; print END <count> at the end of <queue in>
+  double <queue in> <queue out>                   attach both, print ATTACHED; for each message (a slot): double it
+                                                  in place, send it on <queue out>; print END <count> at the end of <queue in>
   send-loop <pool> <queue>                        forever: acquire, fill with k, send; print SENT k every 50
   hold-slot <pool>                                acquire a slot, print HOLDING <index>, sleep until killed
   hold-mutex <queue>                              take the queue's mutex, print HOLDING, sleep until killed
@@ -118,6 +118,7 @@ def main(args: list[str]) -> bool:
     elif cmd == "double":
         qin = sa.Queue.attach(args[1])
         qout = sa.Queue.attach(args[2])
+        out("ATTACHED")
         count = 0
         for m in qin:
             m.array[...] *= 2

@@ -39,6 +39,8 @@ class PythonStreamTest : FunSpec({
                 ArrayQueue.create(4, shm).use { back ->
                     val pys = List(2) { PythonPeer("double", toPython.handle().toString(), back.handle().toString()) }
                     try {
+                        // both consumers at the queue before the first message: else the first started may take all 300
+                        pys.forEach { it.expectLine("ATTACHED") }
                         val received = pool.submit<List<Long>> {
                             val got = ArrayList<Long>()
                             while (true) {
