@@ -24,10 +24,14 @@ final class NumpyHabitsRows {
     static final long N = 16_000_000;
     static final int SIDE = 4000;
     /**
-     * Calls before the timed ones: the first 512 MiB of results are fresh mappings, faulted in
-     * page by page; from the first collection on, freed ones are reused (steady state of a loop).
+     * Calls before the timed ones, on both sides, at least: the first 512 MiB of dropped results
+     * are fresh mappings, faulted in page by page; from the first collection on, freed ones are
+     * reused (the steady state of a loop). A row whose results are smaller warms up through 512 MiB
+     * of them (see {@link #warmups}).
      */
     static final int WARMUPS = 5;
+    /** The live total of process-local results past which the library asks for a collection. */
+    static final long ALLOWANCE = 512L << 20;
     /** The threads parallelSorted uses: a core each, the common pool's workers and the caller. */
     static final int CORES = Math.min(Runtime.getRuntime().availableProcessors(),
             java.util.concurrent.ForkJoinPool.getCommonPoolParallelism() + 1);
@@ -50,7 +54,6 @@ final class NumpyHabitsRows {
                 }
             }
             SharedNDArray<Bool> mask = add(all, a.gt(0.5).share(shm));
-            OpsBenchmark.Numpy np = OpsBenchmark.numpy("habits_bench.py", runs, List.of(a, b, m, row, mask));
             String[][] rows = {
                 {"matrix += row (4000x4000 f64, broadcast)", "iadd_row"},
                 {"c = a + b (16M f64, new array)", "add"},
@@ -65,6 +68,8 @@ final class NumpyHabitsRows {
                 {"sorted copy (16M f64)", "sort"},
                 {"sorted copy, " + CORES + " threads (parallelSorted; numpy: 1)", "sort"},
             };
+            // the bytes of one result, if the op makes one
+            long[] resultBytes = {0, 8 * N, 8 * N, 8 * N, 4 * N, N, 8 * N, 0, 8 * N, 8 * SIDE, 8 * N, 8 * N};
             double[] sink = new double[1];
             OpsBenchmark.Op[] ops = {
                 () -> m.add(row),
@@ -80,16 +85,17 @@ final class NumpyHabitsRows {
                 () -> sink[0] += a.sorted().getDouble(0),
                 () -> sink[0] += a.parallelSorted().getDouble(0),
             };
-            System.out.printf("%n%-56s %12s %12s %8s%n", "numpy habits (after " + WARMUPS + " warm-up calls)", "ours (ms)",
+            System.out.printf("%n%-56s %12s %12s %8s%n", "numpy habits (after " + WARMUPS + "+ warm-up calls)", "ours (ms)",
                     "numpy (ms)", "ratio");
             double worst = 0;
-            for (int i = 0; i < ops.length; i++) {
-                double ours = OpsBenchmark.median(ops[i], i >= ops.length - 2 ? Math.min(runs, 3) : runs, WARMUPS);
-                double theirs = np.shared(rows[i][1]);
-                if (i < ops.length - 1) { // the multi-core row is no like-for-like ratio
-                    worst = Math.max(worst, ours / theirs);
+            try (NumpyPeer np = NumpyPeer.start("habits_bench.py", List.of(), List.of(a, b, m, row, mask))) {
+                for (int i = 0; i < ops.length; i++) {
+                    double[] t = OpsBenchmark.alternate(ops[i], np, rows[i][1], runs, warmups(resultBytes[i]));
+                    if (i < ops.length - 1) { // the multi-core row is no like-for-like ratio
+                        worst = Math.max(worst, t[0] / t[1]);
+                    }
+                    System.out.printf(Locale.ROOT, "%-56s %12.1f %12.1f %8.2f%n", rows[i][0], t[0], t[1], t[0] / t[1]);
                 }
-                System.out.printf(Locale.ROOT, "%-56s %12.1f %12.1f %8.2f%n", rows[i][0], ours, theirs, ours / theirs);
             }
             System.out.printf(Locale.ROOT, "%nworst ratio of the numpy habits: %.2f%n", worst);
             if (sink[0] == 42) {
@@ -98,6 +104,11 @@ final class NumpyHabitsRows {
         } finally {
             all.forEach(SharedNDArray::close);
         }
+    }
+
+    /** Warm-up calls for results of {@code bytes} each: {@link #WARMUPS}, or as many as reach the allowance and one more. */
+    static int warmups(long bytes) {
+        return bytes == 0 ? WARMUPS : (int) Math.max(WARMUPS, ALLOWANCE / bytes + 1);
     }
 
     private static <T extends SharedNDArray<?>> T add(List<SharedNDArray<?>> all, T a) {

@@ -16,18 +16,20 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The typed-array kernels against numpy on the same data: 64M-element f64 and i32 arrays, every
  * other column of an 8192 x 8192 f64 array, and a plain copy of 512 MiB as the memory-bandwidth
- * reference. numpy runs on the very same shared segments (and, for context, on heap copies).
- * A program, not a test: {@code bin/bench ops [--runs 7]}.
+ * reference. numpy runs on the very same shared segments (and, for context, on heap copies), in a
+ * python3 kept running: each row's calls alternate, one of ours then one of numpy's, so that both
+ * medians come from the same seconds of the machine's memory bandwidth.
+ * A program, not a test: {@code bin/bench ops [--runs 7] [--samples]}.
  */
 public final class OpsBenchmark {
     private static final long N = 64L << 20;
     private static final int SIDE = 8192;
+    /** --samples: every timed call is printed under its row. */
+    static boolean samples;
 
     private OpsBenchmark() {
     }
@@ -41,13 +43,15 @@ public final class OpsBenchmark {
         for (int i = 0; i < args.length; i++) {
             if (args[i].equals("--runs")) {
                 runs = Integer.parseInt(args[++i]);
+            } else if (args[i].equals("--samples")) {
+                samples = true;
             } else {
-                System.err.println("usage: OpsBenchmark [--runs 7]");
+                System.err.println("usage: OpsBenchmark [--runs 7] [--samples]");
                 System.exit(2);
             }
         }
         boolean simd = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent();
-        System.out.printf(Locale.ROOT, "shared-arrays ops benchmark: %s %s, %d cores, SIMD loops %s, median of %d runs%n%n",
+        System.out.printf(Locale.ROOT, "shared-arrays ops benchmark: %s %s, %d cores, SIMD loops %s, median of %d calls on each side, ours and numpy's in turn%n%n",
                 System.getProperty("java.vm.name"), Runtime.version(), Runtime.getRuntime().availableProcessors(),
                 simd ? "on (--add-modules jdk.incubator.vector)" : "off", runs);
         CreateOptions shm = CreateOptions.defaults().backend(Backend.SHM);
@@ -66,7 +70,6 @@ public final class OpsBenchmark {
             fill(ib.data(), rnd, true);
             fill(m.data(), rnd, false);
 
-            Numpy np = numpy("ops_bench.py", runs, List.of(a, b, ia, ib, m, c));
             SharedNDArray<F64> v = m.slice(1, 0, SIDE, 2);
             double[] sink = new double[1];
             String[][] rows = {
@@ -94,14 +97,22 @@ public final class OpsBenchmark {
             System.out.printf("%-56s %12s %12s %8s %14s%n", "operation (64M elements unless said)", "ours (ms)", "numpy (ms)", "ratio",
                     "numpy heap (ms)");
             double worst = 0;
-            for (int i = 0; i < ops.length; i++) {
-                double ours = median(ops[i], runs) / (i == 1 ? 2 : 1);
-                double theirs = np.shared(rows[i][1]);
-                double ratio = ours / theirs;
-                worst = Math.max(worst, ratio);
-                System.out.printf(Locale.ROOT, "%-56s %12.1f %12.1f %8.2f %14.1f%n", rows[i][0], ours, theirs, ratio, np.heap(rows[i][1]));
+            String version;
+            try (NumpyPeer np = NumpyPeer.start("ops_bench.py", List.of(), List.of(a, b, ia, ib, m, c))) {
+                version = np.version();
+                for (int i = 0; i < ops.length; i++) {
+                    int calls = i == 1 ? 2 : 1; // a *= 2.5 is timed with the a *= 0.4 that keeps values bounded
+                    double[] t = alternate(ops[i], np, rows[i][1], runs, 5);
+                    double ours = t[0] / calls;
+                    double theirs = t[1] / calls;
+                    double[] heap = np.times("heap." + rows[i][1] + " " + (runs + 1));
+                    double ratio = ours / theirs;
+                    worst = Math.max(worst, ratio);
+                    System.out.printf(Locale.ROOT, "%-56s %12.1f %12.1f %8.2f %14.1f%n", rows[i][0], ours, theirs, ratio,
+                            median(Arrays.copyOfRange(heap, 1, heap.length)) / calls);
+                }
             }
-            System.out.printf(Locale.ROOT, "%nworst ratio ours/numpy (same shared memory): %.2f; numpy %s%n", worst, np.version);
+            System.out.printf(Locale.ROOT, "%nworst ratio ours/numpy (same shared memory): %.2f; numpy %s%n", worst, version);
             System.out.println("(numpy heap: numpy on its own heap copies, which may use transparent huge pages; shared memory cannot here)");
             if (sink[0] == 42) {
                 System.out.println();
@@ -129,47 +140,41 @@ public final class OpsBenchmark {
         }
     }
 
-    static double median(Op op, int runs) {
-        return median(op, runs, 3);
-    }
-
-    static double median(Op op, int runs, int warmups) {
+    /**
+     * Medians of {@code runs} calls of ours and as many of numpy's {@code key}, taken in turn after
+     * {@code warmups} calls on each side (JIT, page tables, a steady state of freed results).
+     */
+    static double[] alternate(Op op, NumpyPeer np, String key, int runs, int warmups) throws IOException {
         for (int i = 0; i < warmups; i++) {
-            op.run(); // warm-up: JIT and page tables
+            op.run();
         }
-        double[] t = new double[runs];
+        np.times(key + " " + warmups);
+        double[] ours = new double[runs];
+        double[] theirs = new double[runs];
         for (int i = 0; i < runs; i++) {
             long t0 = System.nanoTime();
             op.run();
-            t[i] = (System.nanoTime() - t0) / 1e6;
+            ours[i] = (System.nanoTime() - t0) / 1e6;
+            theirs[i] = np.times(key + " 1")[0];
         }
+        if (samples) {
+            System.out.printf(Locale.ROOT, "  %s, every call (ms): ours %s, numpy %s%n", key, calls(ours), calls(theirs));
+        }
+        return new double[] {median(ours), median(theirs)};
+    }
+
+    private static String calls(double[] v) {
+        StringBuilder b = new StringBuilder();
+        for (double x : v) {
+            b.append(b.isEmpty() ? "" : " ").append(String.format(Locale.ROOT, "%.1f", x));
+        }
+        return b.toString();
+    }
+
+    static double median(double[] v) {
+        double[] t = v.clone();
         Arrays.sort(t);
-        return t[runs / 2];
-    }
-
-    record Numpy(String json, String version) {
-        double shared(String key) {
-            return value("shared", key);
-        }
-
-        double heap(String key) {
-            return value("heap", key);
-        }
-
-        private double value(String part, String key) {
-            String section = json.substring(json.indexOf("\"" + part + "\""));
-            Matcher mm = Pattern.compile("\"" + key + "\": ([0-9.eE+-]+)").matcher(section);
-            if (!mm.find()) {
-                throw new IllegalStateException("no " + part + "." + key + " in " + json);
-            }
-            return Double.parseDouble(mm.group(1));
-        }
-    }
-
-    static Numpy numpy(String name, int runs, List<SharedNDArray<?>> arrays) throws IOException, InterruptedException {
-        String out = run(name, List.of(Integer.toString(runs)), arrays);
-        Matcher v = Pattern.compile("\"numpy\": \"([^\"]*)\"").matcher(out);
-        return new Numpy(out, v.find() ? v.group(1) : "?");
+        return t[t.length / 2];
     }
 
     /** Runs benchmarks/python/{@code name} with {@code args}, then the arrays' paths; returns what it printed. */

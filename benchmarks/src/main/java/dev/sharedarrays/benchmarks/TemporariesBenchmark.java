@@ -9,13 +9,7 @@ import dev.sharedarrays.F64;
 import dev.sharedarrays.Masks;
 import dev.sharedarrays.SharedArrays;
 import dev.sharedarrays.SharedNDArray;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
-import java.io.Writer;
 import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -85,7 +79,8 @@ public final class TemporariesBenchmark {
                     () -> a.gt(0.5),
                     () -> a.cumsum(),
                     () -> a.copy());
-            Numpy np = Numpy.start(calls, warmups, List.of(a, b, mask));
+            NumpyPeer np = NumpyPeer.start("temporaries_bench.py", List.of(Integer.toString(calls), Integer.toString(warmups)),
+                    List.of(a, b, mask));
             try {
                 for (int round = 0; round < rounds; round++) {
                     System.out.printf("%n%-36s %22s %22s %22s %16s%n", "", "results dropped", "results closed", "numpy",
@@ -97,6 +92,7 @@ public final class TemporariesBenchmark {
                     for (int i = 0; i < ops.size(); i++) {
                         // numpy, then ours: each op's three series close together in time
                         double[] theirs = np.times(rows[i][1]);
+                        Arrays.sort(theirs);
                         double[] ours = times(ops.get(i), calls, warmups, false);
                         double[] closed = times(ops.get(i), calls, warmups, true);
                         double ratio = pct(ours, 90) / pct(theirs, 90);
@@ -108,7 +104,7 @@ public final class TemporariesBenchmark {
                                 pct(theirs, 50), pct(theirs, 90), max(theirs), ratio, ratioClosed);
                     }
                     System.out.printf(Locale.ROOT, "worst p90 ratio ours/numpy: %.2f with results dropped, %.2f closed (numpy %s)%n",
-                            worst, worstClosed, np.version);
+                            worst, worstClosed, np.version());
                 }
             } finally {
                 np.close();
@@ -148,48 +144,6 @@ public final class TemporariesBenchmark {
     static double pct(double[] sorted, int p) {
         int rank = (int) Math.ceil(p / 100.0 * sorted.length);
         return sorted[Math.max(0, rank - 1)];
-    }
-
-    /** A python3 running benchmarks/python/temporaries_bench.py on the same segments, asked op by op. */
-    private record Numpy(Process process, BufferedReader out, Writer in, String version) implements AutoCloseable {
-        static Numpy start(int calls, int warmups, List<SharedNDArray<?>> arrays) throws IOException {
-            List<String> cmd = new ArrayList<>(List.of("python3", OpsBenchmark.script("temporaries_bench.py").toString(),
-                    Integer.toString(calls), Integer.toString(warmups)));
-            arrays.forEach(x -> cmd.add(x.path().orElseThrow().toString()));
-            Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-            BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-            String version = out.readLine();
-            if (version == null) {
-                throw new IllegalStateException("python3 " + cmd + " printed nothing");
-            }
-            return new Numpy(p, out, new OutputStreamWriter(p.getOutputStream(), StandardCharsets.UTF_8), version.strip());
-        }
-
-        /** Sorted ms of numpy's timed calls of op. */
-        double[] times(String op) throws IOException {
-            in.write(op + "\n");
-            in.flush();
-            String line = out.readLine();
-            if (line == null) {
-                throw new IllegalStateException("python3 ended before answering " + op);
-            }
-            double[] t = Arrays.stream(line.strip().split(" ")).mapToDouble(Double::parseDouble).toArray();
-            Arrays.sort(t);
-            return t;
-        }
-
-        @Override
-        public void close() throws IOException {
-            in.close();
-            try {
-                if (!process.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                }
-            } catch (InterruptedException e) {
-                process.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
-        }
     }
 
     private static <T extends SharedNDArray<?>> T add(List<SharedNDArray<?>> all, T a) {
