@@ -66,10 +66,15 @@ public final class Backends {
      */
     public static Segment createLocal(DType<?> dtype, long[] shape, boolean zeroed) {
         SegmentFacts facts = SegmentFacts.forNew(dtype, shape, Lifetime.OWNER, Backend.ANONYMOUS);
-        MemorySegment meta = Arena.ofAuto().allocate(SegmentDescriptor.DATA_OFFSET + SegmentDescriptor.CONTROL_SIZE, 64);
+        long head = SegmentDescriptor.DATA_OFFSET + SegmentDescriptor.CONTROL_SIZE;
+        long size = facts.dataLength();
+        boolean small = size <= LocalMemory.INLINE_MAX;
+        MemorySegment block = small ? LocalMemory.withHeader(head, size) : Arena.ofAuto().allocate(head, 64);
+        MemorySegment meta = block.asSlice(0, head);
         MemorySegment control = meta.asSlice(SegmentDescriptor.DATA_OFFSET);
         ControlBlock.initialize(meta, control, facts);
-        LocalMemory.Allocation data = LocalMemory.allocate(facts.dataLength(), zeroed);
+        LocalMemory.Allocation data = small ? new LocalMemory.Allocation(LocalMemory.dataOf(block, head, size), null)
+                : LocalMemory.allocate(size, zeroed);
         return Segment.local(facts, data.data(), data.arena(), control, ArrayHandle.anonymous(Proc.selfPid(), OptionalLong.of(facts.id())));
     }
 

@@ -14,8 +14,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * The memory of process-local arrays, which the garbage collector frees once no array, view or
  * data segment reaches it, or closing the array frees at once.
  *
- * <p>Small arrays live on the Java heap (a {@code long[]}, so every element type is aligned).
- * Larger ones are private anonymous mappings, in small pages unless {@link LocalHugePages} says
+ * <p>Small arrays live in the native block of their header and control block ({@link #withHeader}),
+ * not on the Java heap: the SIMD loops then only ever see native segments, and C2 compiles
+ * their Vector API loads and stores for one segment class (a heap segment reaching a loop made
+ * it fall back to element-by-element Java, for native rows too). Those of more than
+ * {@link #COUNTED_MIN} bytes count towards the live total below, as the collector does not see
+ * their size either. Larger arrays are private anonymous mappings, in small pages unless {@link LocalHugePages} says
  * huge ones come cheap. When the array is closed, or the collector finds its memory unreachable,
  * its mapping goes to a cache for the next array of that size or smaller, already faulted in, as
  * malloc hands numpy a freed block; past {@link #CACHE_LIMIT} bytes, cached mappings of other
@@ -25,7 +29,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * cleaner; the limit is then what is still in use plus {@link #MIN_LIMIT}. Thread-safe.
  */
 final class LocalMemory {
-    private static final long HEAP_MAX = 256L << 10;
+    /** Arrays of at most this many bytes live in their header's block ({@link #withHeader}); larger ones are mappings. */
+    static final long INLINE_MAX = 256L << 10;
+    /** Inline data of more bytes counts towards the live total; smaller costs about what its header block does. */
+    private static final long COUNTED_MIN = 4L << 10;
     private static final long MIN_LIMIT = 512L << 20;
     private static final long CACHE_LIMIT = 512L << 20;
     private static final AtomicLong LIVE = new AtomicLong();
@@ -40,10 +47,46 @@ final class LocalMemory {
     private LocalMemory() {
     }
 
-    /** Memory of {@code size} bytes, freed when unreachable or its arena is closed; zero-filled if {@code zeroed}, else of any content. */
+    /**
+     * One zero-filled native block of {@code head} bytes and then {@code size} bytes (from a
+     * 64-byte boundary) for a small array's data, freed once the collector finds it unreachable.
+     */
+    static MemorySegment withHeader(long head, long size) {
+        if (size > INLINE_MAX) {
+            throw new IllegalArgumentException(size + " bytes is no small array");
+        }
+        long data = roundUp(size, 64);
+        boolean counted = size > COUNTED_MIN;
+        if (counted) {
+            reserve(data);
+        }
+        MemorySegment block;
+        try {
+            block = Arena.ofAuto().allocate(roundUp(head, 64) + data, 64);
+        } catch (RuntimeException | Error e) {
+            if (counted) {
+                released(data);
+            }
+            throw e;
+        }
+        if (counted) {
+            CLEANER.register(block.scope(), () -> released(data));
+        }
+        return block;
+    }
+
+    /** The data of an array {@link #withHeader} made, {@code size} bytes after its {@code head} bytes. */
+    static MemorySegment dataOf(MemorySegment block, long head, long size) {
+        return block.asSlice(roundUp(head, 64), size);
+    }
+
+    /**
+     * Memory of {@code size} (more than {@link #INLINE_MAX}) bytes, freed when unreachable or its
+     * arena is closed; zero-filled if {@code zeroed}, else of any content.
+     */
     static Allocation allocate(long size, boolean zeroed) {
-        if (size <= HEAP_MAX) {
-            return new Allocation(MemorySegment.ofArray(new long[(int) ((size + 7) >>> 3)]).asSlice(0, size), null);
+        if (size <= INLINE_MAX) {
+            throw new IllegalArgumentException(size + " bytes belong in the header's block");
         }
         long length = roundUp(size, GRAIN);
         reserve(length);
@@ -130,7 +173,7 @@ final class LocalMemory {
                 CACHE.remove(have);
             }
             cached -= have;
-            if (have - length <= HEAP_MAX) {
+            if (have - length <= INLINE_MAX) {
                 return new long[] {address, have}; // no array would take the rest
             }
             keep(address + length, have - length);
@@ -140,12 +183,7 @@ final class LocalMemory {
 
     /** Runs on close or on the cleaner thread: keeps the mapping for reuse, evicting other lengths first past the cache's limit. */
     private static void free(long address, long length) {
-        // the limit follows what is in use down again: a step that a lagging cleaner made reserve
-        // take would otherwise stand until the live total reached it, another 512 MiB of garbage later
-        long want = Math.max(MIN_LIMIT, LIVE.addAndGet(-length) + MIN_LIMIT);
-        if (want < limit) {
-            limit = want;
-        }
+        released(length);
         synchronized (CACHE) {
             keep(address, length);
             // the newest length stays longest: a loop's temporaries are all of a few sizes
@@ -163,6 +201,16 @@ final class LocalMemory {
                     // never on a page-aligned cached mapping; if it happens the mapping is lost, not reused
                 }
             }
+        }
+    }
+
+    /** Takes length bytes off the live total. */
+    private static void released(long length) {
+        // the limit follows what is in use down again: a step that a lagging cleaner made reserve
+        // take would otherwise stand until the live total reached it, another 512 MiB of garbage later
+        long want = Math.max(MIN_LIMIT, LIVE.addAndGet(-length) + MIN_LIMIT);
+        if (want < limit) {
+            limit = want;
         }
     }
 

@@ -36,7 +36,7 @@ public final class Kernels {
     }
 
     public static void scalar(ElementType t, Op op, MemorySegment s, long off, long stride, long n, double dv, long lv) {
-        FastKernels f = fast(t, op, stride);
+        FastKernels f = SimdSegments.take(s) ? fast(t, op, stride) : null;
         if (f != null) {
             f.scalar(t, op, s, off, n, dv, lv);
         } else {
@@ -45,7 +45,7 @@ public final class Kernels {
     }
 
     public static void binary(ElementType t, Op op, MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
-        FastKernels f = as == bs ? fast(t, op, as) : null;
+        FastKernels f = as == bs && SimdSegments.take(a, b) ? fast(t, op, as) : null;
         if (f != null) {
             f.binary(t, op, a, ao, b, bo, n);
         } else {
@@ -55,11 +55,11 @@ public final class Kernels {
 
     /** SUM, MIN or MAX of a float row. */
     public static double reduceFloat(ElementType t, Op op, MemorySegment s, long off, long stride, long n) {
-        FastKernels f = fast(t, op, stride);
+        FastKernels f = SimdSegments.take(s) ? fast(t, op, stride) : null;
         if (f != null) {
             return f.reduceFloat(t, op, s, off, n);
         }
-        if (op == Op.SUM && useVector && VECTOR.sumsStrided(t, stride)) {
+        if (op == Op.SUM && useVector && SimdSegments.take(s) && VECTOR.sumsStrided(t, stride)) {
             return VECTOR.sumStrided(t, s, off, stride, n);
         }
         return switch (op) {
@@ -72,7 +72,7 @@ public final class Kernels {
 
     /** SUM (wrapping 64-bit), MIN or MAX (U64 compared unsigned) of an integer row. */
     public static long reduceInt(ElementType t, Op op, MemorySegment s, long off, long stride, long n) {
-        FastKernels f = fast(t, op, stride);
+        FastKernels f = SimdSegments.take(s) ? fast(t, op, stride) : null;
         if (f != null) {
             return f.reduceInt(t, op, s, off, n);
         }

@@ -34,7 +34,7 @@ public final class MaskKernels {
      */
     public static void compareScalar(ElementType t, Cmp c, MemorySegment a, long ao, long as, MemorySegment o, long oo, long os, long n,
                                      double dv, long lv) {
-        long done = as == t.itemSize() && os == 1 ? blocks(n) : 0;
+        long done = as == t.itemSize() && os == 1 && SimdSegments.take(a, o) ? blocks(n) : 0;
         if (done > 0 && !VECTOR.compareScalar(t, c, a, ao, o, oo, n, dv, lv)) {
             done = 0;
         }
@@ -47,7 +47,7 @@ public final class MaskKernels {
     public static void compare(ElementType t, Cmp c, MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs,
                                MemorySegment o, long oo, long os, long n) {
         int size = t.itemSize();
-        long done = as == size && bs == size && os == 1 ? blocks(n) : 0;
+        long done = as == size && bs == size && os == 1 && SimdSegments.take(a, b, o) ? blocks(n) : 0;
         if (done > 0 && !VECTOR.compare(t, c, a, ao, b, bo, o, oo, n)) {
             done = 0;
         }
@@ -59,7 +59,7 @@ public final class MaskKernels {
     /** out = a (op) b on bool rows; NOT reads only a. */
     public static void logical(Logic op, MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, MemorySegment o, long oo,
                                long os, long n) {
-        long done = as == 1 && (bs == 1 || op == Logic.NOT) && os == 1 ? blocks(n) : 0;
+        long done = as == 1 && (bs == 1 || op == Logic.NOT) && os == 1 && SimdSegments.take(a, b, o) ? blocks(n) : 0;
         if (done > 0) {
             VECTOR.logical(op, a, ao, b, bo, o, oo, n);
         }
@@ -71,7 +71,7 @@ public final class MaskKernels {
     /** out = mask ? x : y for elements of size bytes (their bits are moved, whatever the type). */
     public static void where(int size, MemorySegment m, long mo, long ms, MemorySegment x, long xo, long xs, MemorySegment y, long yo,
                              long ys, MemorySegment o, long oo, long os, long n) {
-        boolean simd = ms == 1 && os == size && (xs == size || xs == 0) && (ys == size || ys == 0);
+        boolean simd = ms == 1 && os == size && (xs == size || xs == 0) && (ys == size || ys == 0) && SimdSegments.take(m, x, y, o);
         long done = simd ? blocks(n) : 0;
         if (done > 0 && !VECTOR.where(size, m, mo, x, xo, xs, y, yo, ys, o, oo, n)) {
             done = 0;
@@ -83,7 +83,7 @@ public final class MaskKernels {
 
     /** The number of nonzero bytes of a bool row. */
     public static long count(MemorySegment m, long off, long stride, long n) {
-        long done = stride == 1 ? blocks(n) : 0;
+        long done = stride == 1 && SimdSegments.take(m) ? blocks(n) : 0;
         long c = done > 0 ? VECTOR.count(m, off, n) : 0;
         return done < n ? c + ScalarKernels.sumInt(ElementType.BOOL, m, off + done * stride, stride, n - done) : c;
     }
