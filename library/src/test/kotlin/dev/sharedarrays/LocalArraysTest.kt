@@ -81,6 +81,21 @@ class LocalArraysTest : FunSpec({
         i.transpose().astype(I16.TYPE).toLongArray().toList() shouldBe listOf(-1L, 4464L)
     }
 
+    test("process-local arrays are native memory at every size (the SIMD loops take no heap rows), zeroed, and hold what is written") {
+        for (n in longArrayOf(1, 7, 512, 513, 32_768, 32_769, 100_000)) {
+            val z = NDArrays.zeros(F64.TYPE, n)
+            z.data().isNative shouldBe true
+            z.toDoubleArray().all { it == 0.0 } shouldBe true
+            val m = NDArrays.zeros(Bool.TYPE, n)
+            m.data().isNative shouldBe true
+            z.fill(2.5)
+            val gt = z.gt(1.0)
+            gt.data().isNative shouldBe true
+            gt.sum() shouldBe n.toDouble()
+            z.plus(z).sum() shouldBe 5.0 * n
+        }
+    }
+
     test("close() frees a large temporary at once: the next one reuses its memory, what still refers to it fails cleanly") {
         val a = NDArrays.full(F64.TYPE, 1.5, 2_000_000) // 16 MB: a mapping, not the heap
         val c = a.plus(a)
