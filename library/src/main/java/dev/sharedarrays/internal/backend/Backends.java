@@ -12,7 +12,6 @@ import dev.sharedarrays.AttachOptions;
 import dev.sharedarrays.Backend;
 import dev.sharedarrays.CreateOptions;
 import dev.sharedarrays.DType;
-import dev.sharedarrays.Lifetime;
 import dev.sharedarrays.SegmentInfo;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -65,7 +64,7 @@ public final class Backends {
      * @throws IllegalArgumentException if the shape is not a valid array shape
      */
     public static Segment createLocal(DType<?> dtype, long[] shape, boolean zeroed) {
-        SegmentFacts facts = SegmentFacts.forNew(dtype, shape, Lifetime.OWNER, Backend.ANONYMOUS);
+        SegmentFacts facts = SegmentFacts.forLocal(dtype, shape);
         long head = SegmentDescriptor.DATA_OFFSET + SegmentDescriptor.CONTROL_SIZE;
         long size = facts.dataLength();
         boolean small = size <= LocalMemory.INLINE_MAX;

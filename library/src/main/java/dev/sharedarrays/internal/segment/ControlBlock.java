@@ -43,7 +43,9 @@ public final class ControlBlock {
 
     /** Writes header and control fields; the ready word last, with release semantics. */
     public static void initialize(MemorySegment header, MemorySegment control, SegmentFacts facts) {
-        MemorySegment.copy(MemorySegment.ofArray(npyHeader(facts.dtype().descr(), facts.shape())), 0, header, 0, DATA_OFFSET);
+        MemorySegment.copy(PADDING, 0, header, 0, DATA_OFFSET);
+        byte[] prefix = npyPrefix(facts.dtype().descr(), facts.shape());
+        MemorySegment.copy(MemorySegment.ofArray(prefix), 0, header, 0, prefix.length);
         control.set(LONG, MAGIC_OFFSET, MAGIC);
         control.set(INT, VERSION_OFFSET, VERSION);
         control.set(INT, DTYPE_OFFSET, facts.dtype().code());

@@ -31,6 +31,18 @@ public record SegmentFacts(DType<?> dtype, long[] shape, long dataLength, long i
                 Proc.selfPid(), Proc.selfStartTime(), System.currentTimeMillis(), flags(lifetime, backend));
     }
 
+    /**
+     * The facts of a process-local array: as {@link #forNew} for an OWNER anonymous segment, with
+     * an id that need only differ from this process's others (no other process ever sees it), so
+     * it is drawn from ThreadLocalRandom: 2-3 ns against SecureRandom's ~200 ns, for every result.
+     */
+    public static SegmentFacts forLocal(DType<?> dtype, long[] shape) {
+        long[] checked = checkShape(shape, dtype);
+        return new SegmentFacts(dtype, checked, ShapeLimits.dataLength(checked, dtype.itemSize()),
+                java.util.concurrent.ThreadLocalRandom.current().nextLong(), Proc.selfPid(), Proc.selfStartTime(),
+                System.currentTimeMillis(), flags(Lifetime.OWNER, Backend.ANONYMOUS));
+    }
+
     /** {@link #forNew(DType, long[], Lifetime, Backend)} with PERSISTENT or OWNER. */
     public static SegmentFacts forNew(DType<?> dtype, long[] shape, boolean persistent, Backend backend) {
         return forNew(dtype, shape, persistent ? Lifetime.PERSISTENT : Lifetime.OWNER, backend);
