@@ -65,13 +65,13 @@ public final class Backends {
      */
     public static Segment createLocal(DType<?> dtype, long[] shape, boolean zeroed) {
         SegmentFacts facts = SegmentFacts.forLocal(dtype, shape);
-        long head = SegmentDescriptor.DATA_OFFSET + SegmentDescriptor.CONTROL_SIZE;
+        // no .npy header: nothing reads one without a file
+        long head = SegmentDescriptor.CONTROL_SIZE;
         long size = facts.dataLength();
         boolean small = size <= LocalMemory.INLINE_MAX;
-        MemorySegment block = small ? LocalMemory.withHeader(head, size) : Arena.ofAuto().allocate(head, 64);
-        MemorySegment meta = block.asSlice(0, head);
-        MemorySegment control = meta.asSlice(SegmentDescriptor.DATA_OFFSET);
-        ControlBlock.initialize(meta, control, facts);
+        MemorySegment block = small ? LocalMemory.withControl(head, size) : Arena.ofAuto().allocate(head, 64);
+        MemorySegment control = block.asSlice(0, head);
+        ControlBlock.initializeControl(control, facts);
         LocalMemory.Allocation data = small ? new LocalMemory.Allocation(LocalMemory.dataOf(block, head, size), null)
                 : LocalMemory.allocate(size, zeroed);
         return Segment.local(facts, data.data(), data.arena(), control, ArrayHandle.anonymous(Proc.selfPid(), OptionalLong.of(facts.id())));

@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * The memory of process-local arrays, which the garbage collector frees once no array, view or
  * data segment reaches it, or closing the array frees at once.
  *
- * <p>Small arrays live in the native block of their header and control block ({@link #withHeader}),
+ * <p>Small arrays live in one native block with their control block ({@link #withControl}),
  * not on the Java heap: the SIMD loops then only ever see native segments, and C2 compiles
  * their Vector API loads and stores for one segment class (a heap segment reaching a loop made
  * it fall back to element-by-element Java, for native rows too). Those of more than
@@ -29,9 +29,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * cleaner; the limit is then what is still in use plus {@link #MIN_LIMIT}. Thread-safe.
  */
 final class LocalMemory {
-    /** Arrays of at most this many bytes live in their header's block ({@link #withHeader}); larger ones are mappings. */
+    /** Arrays of at most this many bytes live in their control block's block ({@link #withControl}); larger ones are mappings. */
     static final long INLINE_MAX = 256L << 10;
-    /** Inline data of more bytes counts towards the live total; smaller costs about what its header block does. */
+    /** Inline data of more bytes counts towards the live total; smaller costs about what its control block does. */
     private static final long COUNTED_MIN = 4L << 10;
     private static final long MIN_LIMIT = 512L << 20;
     private static final long CACHE_LIMIT = 512L << 20;
@@ -51,7 +51,7 @@ final class LocalMemory {
      * One zero-filled native block of {@code head} bytes and then {@code size} bytes (from a
      * 64-byte boundary) for a small array's data, freed once the collector finds it unreachable.
      */
-    static MemorySegment withHeader(long head, long size) {
+    static MemorySegment withControl(long head, long size) {
         if (size > INLINE_MAX) {
             throw new IllegalArgumentException(size + " bytes is no small array");
         }
@@ -75,7 +75,7 @@ final class LocalMemory {
         return block;
     }
 
-    /** The data of an array {@link #withHeader} made, {@code size} bytes after its {@code head} bytes. */
+    /** The data of an array {@link #withControl} made, {@code size} bytes after its {@code head} bytes. */
     static MemorySegment dataOf(MemorySegment block, long head, long size) {
         return block.asSlice(roundUp(head, 64), size);
     }
@@ -86,7 +86,7 @@ final class LocalMemory {
      */
     static Allocation allocate(long size, boolean zeroed) {
         if (size <= INLINE_MAX) {
-            throw new IllegalArgumentException(size + " bytes belong in the header's block");
+            throw new IllegalArgumentException(size + " bytes belong in the control block's block");
         }
         long length = roundUp(size, GRAIN);
         reserve(length);

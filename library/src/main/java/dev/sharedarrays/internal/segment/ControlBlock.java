@@ -46,6 +46,14 @@ public final class ControlBlock {
         MemorySegment.copy(PADDING, 0, header, 0, DATA_OFFSET);
         byte[] prefix = npyPrefix(facts.dtype().descr(), facts.shape());
         MemorySegment.copy(MemorySegment.ofArray(prefix), 0, header, 0, prefix.length);
+        initializeControl(control, facts);
+    }
+
+    /**
+     * Writes the control fields only, the ready word last: for a process-local array, whose
+     * header no one reads (there is no file to read it from).
+     */
+    public static void initializeControl(MemorySegment control, SegmentFacts facts) {
         control.set(LONG, MAGIC_OFFSET, MAGIC);
         control.set(INT, VERSION_OFFSET, VERSION);
         control.set(INT, DTYPE_OFFSET, facts.dtype().code());
