@@ -68,8 +68,8 @@ final class NumpyHabitsRows {
                 {"sorted copy (16M f64)", "sort"},
                 {"sorted copy, " + CORES + " threads (parallelSorted; numpy: 1)", "sort"},
             };
-            // the bytes of one result, if the op makes one
-            long[] resultBytes = {0, 8 * N, 8 * N, 8 * N, 4 * N, N, 8 * N, 0, 8 * N, 8 * SIDE, 8 * N, 8 * N};
+            // the bytes of one result that is a mapping (over 256 KiB), if the op makes one
+            long[] resultBytes = {0, 8 * N, 8 * N, 8 * N, 4 * N, N, 8 * N, 0, 8 * N, 0, 8 * N, 8 * N};
             double[] sink = new double[1];
             OpsBenchmark.Op[] ops = {
                 () -> m.add(row),

@@ -77,7 +77,7 @@ public final class Backends {
         return Segment.local(facts, data.data(), data.arena(), control, ArrayHandle.anonymous(Proc.selfPid(), OptionalLong.of(facts.id())));
     }
 
-    /** Bytes of process-local arrays in mappings (the large ones) this process has not yet freed. */
+    /** Bytes of process-local arrays this process has not yet freed (see LocalMemory: small ones of 4 KiB or less are not counted). */
     public static long localBytes() {
         return LocalMemory.live();
     }

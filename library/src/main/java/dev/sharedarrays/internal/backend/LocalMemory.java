@@ -150,7 +150,7 @@ final class LocalMemory {
         }
     }
 
-    /** Bytes of process-local mappings in use (heap arrays are the collector's). */
+    /** Bytes of process-local arrays not yet freed: mappings, and small arrays' data of more than {@link #COUNTED_MIN} bytes. */
     static long live() {
         return LIVE.get();
     }

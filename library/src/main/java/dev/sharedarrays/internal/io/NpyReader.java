@@ -67,13 +67,6 @@ public final class NpyReader implements AutoCloseable {
         if (into.byteSize() != length) {
             throw new IllegalArgumentException("need " + length + " bytes to read into, got " + into.byteSize());
         }
-        if (!into.isNative()) {
-            // a small process-local array on the heap (a long[]: no ByteBuffer view of it)
-            byte[] bytes = new byte[(int) length];
-            fill(ByteBuffer.wrap(bytes), header.dataOffset());
-            MemorySegment.copy(MemorySegment.ofArray(bytes), 0, into, 0, length);
-            return;
-        }
         for (long done = 0; done < length; done += CHUNK) {
             fill(into.asSlice(done, Math.min(CHUNK, length - done)).asByteBuffer(), header.dataOffset() + done);
         }
