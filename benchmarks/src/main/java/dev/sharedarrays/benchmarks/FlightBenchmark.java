@@ -172,7 +172,8 @@ public final class FlightBenchmark {
         /** A row: the median and the best of each side's rounds (bytes/s), and their ratios. */
         void row(int mb, String what, double[] jvm, double[] py) {
             System.out.printf(Locale.ROOT, "%-8s %-34s %10.2f %10.2f %10.2f %10.2f %6.0f%% %5.0f%%%n", mb + " MiB", what,
-                    median(jvm) / 1e9, max(jvm) / 1e9, median(py) / 1e9, max(py) / 1e9, 100 * median(jvm) / median(py), 100 * max(jvm) / max(py));
+                    Stats.median(jvm) / 1e9, max(jvm) / 1e9, Stats.median(py) / 1e9, max(py) / 1e9, 100 * Stats.median(jvm) / Stats.median(py),
+                    100 * max(jvm) / max(py));
             System.out.flush();
         }
 
@@ -265,12 +266,6 @@ public final class FlightBenchmark {
             children.add(child);
             return child;
         }
-    }
-
-    static double median(double[] v) {
-        double[] s = v.clone();
-        Arrays.sort(s);
-        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
     }
 
     static double max(double[] v) {

@@ -212,8 +212,6 @@ public final class HugeShmBenchmark {
     }
 
     private static double median(List<Double> v) {
-        double[] t = v.stream().mapToDouble(Double::doubleValue).toArray();
-        Arrays.sort(t);
-        return t.length % 2 == 1 ? t[t.length / 2] : (t[t.length / 2 - 1] + t[t.length / 2]) / 2;
+        return Stats.median(v.stream().mapToDouble(Double::doubleValue).toArray());
     }
 }

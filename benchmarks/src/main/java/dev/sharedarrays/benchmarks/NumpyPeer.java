@@ -17,19 +17,7 @@ import java.util.concurrent.TimeUnit;
  * and asked a line at a time, so that numpy's calls run right next to the JVM's. The script prints
  * numpy's version first, then answers each request line with the ms of its calls on one line.
  */
-final class NumpyPeer implements AutoCloseable {
-    private final Process process;
-    private final BufferedReader out;
-    private final Writer in;
-    private final String version;
-
-    private NumpyPeer(Process process, BufferedReader out, Writer in, String version) {
-        this.process = process;
-        this.out = out;
-        this.in = in;
-        this.version = version;
-    }
-
+record NumpyPeer(Process process, BufferedReader out, Writer in, String version) implements AutoCloseable {
     /** Starts benchmarks/python/{@code script} with {@code args}, then the arrays' paths. */
     static NumpyPeer start(String script, List<String> args, List<SharedNDArray<?>> arrays) throws IOException {
         List<String> cmd = new ArrayList<>(List.of("python3", OpsBenchmark.script(script).toString()));
@@ -43,10 +31,6 @@ final class NumpyPeer implements AutoCloseable {
             throw new IllegalStateException("python3 " + cmd + " printed nothing");
         }
         return new NumpyPeer(p, out, new OutputStreamWriter(p.getOutputStream(), StandardCharsets.UTF_8), version.strip());
-    }
-
-    String version() {
-        return version;
     }
 
     /** The ms of the calls that {@code request} asked for, in the order they ran. */

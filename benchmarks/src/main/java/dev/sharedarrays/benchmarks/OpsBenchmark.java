@@ -109,7 +109,7 @@ public final class OpsBenchmark {
                     double ratio = ours / theirs;
                     worst = Math.max(worst, ratio);
                     System.out.printf(Locale.ROOT, "%-56s %12.1f %12.1f %8.2f %14.1f%n", rows[i][0], ours, theirs, ratio,
-                            median(Arrays.copyOfRange(heap, 1, heap.length)) / calls);
+                            Stats.median(Arrays.copyOfRange(heap, 1, heap.length)) / calls);
                 }
             }
             System.out.printf(Locale.ROOT, "%nworst ratio ours/numpy (same shared memory): %.2f; numpy %s%n", worst, version);
@@ -160,7 +160,7 @@ public final class OpsBenchmark {
         if (samples) {
             System.out.printf(Locale.ROOT, "  %s, every call (ms): ours %s, numpy %s%n", key, calls(ours), calls(theirs));
         }
-        return new double[] {median(ours), median(theirs)};
+        return new double[] {Stats.median(ours), Stats.median(theirs)};
     }
 
     private static String calls(double[] v) {
@@ -169,12 +169,6 @@ public final class OpsBenchmark {
             b.append(b.isEmpty() ? "" : " ").append(String.format(Locale.ROOT, "%.1f", x));
         }
         return b.toString();
-    }
-
-    static double median(double[] v) {
-        double[] t = v.clone();
-        Arrays.sort(t);
-        return t[t.length / 2];
     }
 
     /** Runs benchmarks/python/{@code name} with {@code args}, then the arrays' paths; returns what it printed. */

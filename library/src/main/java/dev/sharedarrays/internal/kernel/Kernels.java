@@ -55,11 +55,12 @@ public final class Kernels {
 
     /** SUM, MIN or MAX of a float row. */
     public static double reduceFloat(ElementType t, Op op, MemorySegment s, long off, long stride, long n) {
-        FastKernels f = SimdSegments.take(s) ? fast(t, op, stride) : null;
+        boolean simd = SimdSegments.take(s);
+        FastKernels f = simd ? fast(t, op, stride) : null;
         if (f != null) {
             return f.reduceFloat(t, op, s, off, n);
         }
-        if (op == Op.SUM && useVector && SimdSegments.take(s) && VECTOR.sumsStrided(t, stride)) {
+        if (op == Op.SUM && useVector && simd && VECTOR.sumsStrided(t, stride)) {
             return VECTOR.sumStrided(t, s, off, stride, n);
         }
         return switch (op) {
