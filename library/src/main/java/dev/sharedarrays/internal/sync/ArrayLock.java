@@ -49,6 +49,8 @@ public final class ArrayLock {
     private static final long FOREVER = Long.MAX_VALUE;
     private static final BooleanSupplier NEVER = () -> false;
     private static final ConcurrentHashMap<SegmentKey, ArrayLock> LOCKS = new ConcurrentHashMap<>();
+    /** {@link #state} while a thread claims this process's reader slot: no holds, none may be added. */
+    private static final long CLAIMING = -1L;
 
     static {
         Backoff.link();
@@ -66,16 +68,17 @@ public final class ArrayLock {
     }
 
     /**
-     * Held by the thread that takes {@link #state} from no holds to some (claiming this process's
-     * reader slot, waiting for another process's writer meanwhile: the other readers wait for it);
-     * a lock, not a monitor, so that a timed reader can give up waiting for it.
+     * Held by a first reader that has to wait (for another process's writer, or for a free
+     * slot): the other first readers wait for it here; a lock, not a monitor, so that a timed
+     * reader can give up waiting for it. An uncontended first reader does not take it.
      */
     private final ReentrantLock guard = new ReentrantLock();
     /**
      * This process's read holds covered by its reader slot (low 32 bits) and that slot plus one
-     * (high 32 bits); 0 when it holds no slot. A hold is added or dropped by a compare-and-set
-     * while the count is above 0, without the guard; only the guard's holder takes the count up
-     * from 0, and whoever takes it down to 0 frees the slot.
+     * (high 32 bits); 0 when it holds no slot; {@link #CLAIMING} while one thread claims a slot.
+     * A hold is added or dropped by a compare-and-set while the count is above 0; only the thread
+     * that took the state from 0 to CLAIMING takes the count up, and whoever takes it down to 0
+     * frees the slot.
      */
     @SuppressWarnings("unused") // through STATE
     private volatile long state;
@@ -201,12 +204,23 @@ public final class ArrayLock {
             if (addHolds(1)) {
                 return; // the process's slot covers this hold too
             }
+            if (STATE.compareAndSet(this, 0L, CLAIMING) && claim(control, what, false, 0)) {
+                return; // uncontended: a slot without the guard
+            }
             // the guard is held while the first reader waits for another process's writer
             left = lockLocal(guard, control, what, "read", left);
             try {
-                if (!addHolds(1)) {
-                    // no thread can change a state of 0 but the guard's holder
-                    STATE.setRelease(this, state(acquireReader(control, what, left), 1));
+                for (int spins = 0; !addHolds(1); spins++) {
+                    if (STATE.compareAndSet(this, 0L, CLAIMING)) {
+                        claim(control, what, true, left);
+                        return;
+                    }
+                    // another thread's attempt without waiting: a few loads and atomics
+                    if (spins < 100) {
+                        Thread.onSpinWait();
+                    } else {
+                        Thread.yield();
+                    }
                 }
             } finally {
                 guard.unlock();
@@ -244,6 +258,21 @@ public final class ArrayLock {
         } finally {
             local.readLock().unlock();
         }
+    }
+
+    /**
+     * Claims a reader slot for this process, the state being {@link #CLAIMING} by this thread:
+     * one attempt without waiting, or waiting up to timeoutNanos. Ends the claim with the slot's
+     * first hold, or with no slot (returns false) if the attempt failed or threw.
+     */
+    private boolean claim(MemorySegment control, Object what, boolean wait, long timeoutNanos) {
+        int slot = -1;
+        try {
+            slot = wait ? acquireReader(control, what, timeoutNanos) : tryReader(control);
+        } finally {
+            STATE.setRelease(this, slot < 0 ? 0L : state(slot, 1));
+        }
+        return slot >= 0;
     }
 
     private static long state(int slot, int holds) {
@@ -406,10 +435,27 @@ public final class ArrayLock {
             if ((long) LONG_VH.getVolatile(c, WRITER_OFFSET) == 0) {
                 return s;
             }
-            // a writer claimed the word between our two reads: step back so that it can proceed
-            LONG_VH.setVolatile(c, slotOffset(s), 0L);
-            Futex.bump(c, READER_SEQ_OFFSET, READER_WAITERS_OFFSET);
+            stepBack(c, s);
         }
+    }
+
+    /** {@link #acquireReader} without waiting: the slot, or -1 if a writer holds or claims the word or no slot is free. */
+    private static int tryReader(MemorySegment c) {
+        if ((long) LONG_VH.getVolatile(c, WRITER_OFFSET) != 0) {
+            return -1;
+        }
+        int s = claimSlot(c, Proc.selfIdent(), false);
+        if (s < 0 || (long) LONG_VH.getVolatile(c, WRITER_OFFSET) == 0) {
+            return s;
+        }
+        stepBack(c, s);
+        return -1;
+    }
+
+    /** A writer claimed the word between a reader's two reads: the reader steps back so that it can proceed. */
+    private static void stepBack(MemorySegment c, int slot) {
+        LONG_VH.setVolatile(c, slotOffset(slot), 0L);
+        Futex.bump(c, READER_SEQ_OFFSET, READER_WAITERS_OFFSET);
     }
 
     /**

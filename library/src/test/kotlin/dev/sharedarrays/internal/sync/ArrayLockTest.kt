@@ -1,5 +1,6 @@
 package dev.sharedarrays.internal.sync
 
+import dev.sharedarrays.WaitTimeoutException
 import dev.sharedarrays.internal.os.Proc
 import dev.sharedarrays.internal.segment.SegmentDescriptor.CONTROL_SIZE
 import dev.sharedarrays.internal.segment.SegmentDescriptor.LAST_DEAD_OFFSET
@@ -22,9 +23,11 @@ import java.lang.foreign.MemorySegment
 import java.lang.foreign.ValueLayout.JAVA_INT
 import java.lang.foreign.ValueLayout.JAVA_LONG
 import java.util.concurrent.CompletableFuture
+import java.util.concurrent.CountDownLatch
 import java.util.concurrent.Executors
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.TimeoutException
+import java.util.concurrent.atomic.AtomicInteger
 import kotlin.random.Random
 
 /**
@@ -115,6 +118,72 @@ class ArrayLockTest : FunSpec({
             onOtherThread { lock.unlockRead(c) }
             heldSlots(c) shouldBe emptyList()
             c.get(JAVA_INT, READER_SEQ_OFFSET) shouldBe seq + 1
+        }
+    }
+
+    test("first readers of four threads race: while any of them reads, the process holds exactly one reader slot") {
+        withLock { lock, c ->
+            val wrong = AtomicInteger()
+            val pool = Executors.newFixedThreadPool(4)
+            try {
+                (1..4).map {
+                    pool.submit {
+                        repeat(20_000) {
+                            lock.lockRead(c)
+                            try {
+                                if (heldSlots(c) != listOf(me)) wrong.incrementAndGet()
+                            } finally {
+                                lock.unlockRead(c)
+                            }
+                        }
+                    }
+                }.forEach { it.get(60, TimeUnit.SECONDS) }
+            } finally {
+                pool.shutdownNow()
+            }
+            wrong.get() shouldBe 0
+            heldSlots(c) shouldBe emptyList()
+            writer(c) shouldBe 0L
+        }
+    }
+
+    test("first readers behind another process's writer: timed ones give up holding nothing, the rest share one slot once it leaves") {
+        withLock { lock, c ->
+            withLiveIdent { live ->
+                c.set(JAVA_LONG, WRITER_OFFSET, live)
+                val pool = Executors.newFixedThreadPool(3)
+                try {
+                    (1..3).map { pool.submit<Throwable?> { runCatching { lock.lockRead(c, "a", 200_000_000L) }.exceptionOrNull() } }
+                        .forEach { (it.get(30, TimeUnit.SECONDS) is WaitTimeoutException) shouldBe true }
+                    heldSlots(c) shouldBe emptyList()
+
+                    val release = CountDownLatch(1)
+                    val reading = CountDownLatch(3)
+                    val readers = (1..3).map {
+                        pool.submit {
+                            lock.lockRead(c)
+                            try {
+                                reading.countDown()
+                                release.await(30, TimeUnit.SECONDS)
+                            } finally {
+                                lock.unlockRead(c)
+                            }
+                        }
+                    }
+                    reading.await(300, TimeUnit.MILLISECONDS) shouldBe false
+                    heldSlots(c) shouldBe emptyList()
+                    // what the other process's unlock does: clear the word, bump the sequence
+                    c.set(JAVA_LONG, WRITER_OFFSET, 0L)
+                    Futex.bump(c, WRITER_SEQ_OFFSET, WRITER_WAITERS_OFFSET)
+                    reading.await(10, TimeUnit.SECONDS) shouldBe true
+                    heldSlots(c) shouldBe listOf(me)
+                    release.countDown()
+                    readers.forEach { it.get(10, TimeUnit.SECONDS) }
+                    heldSlots(c) shouldBe emptyList()
+                } finally {
+                    pool.shutdownNow()
+                }
+            }
         }
     }
 
