@@ -35,13 +35,15 @@ public final class TemporariesBenchmark {
         int calls = 30;
         int warmups = 5;
         int rounds = 1;
+        boolean samples = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--calls" -> calls = Integer.parseInt(args[++i]);
                 case "--warmups" -> warmups = Integer.parseInt(args[++i]);
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--samples" -> samples = true;
                 default -> {
-                    System.err.println("usage: TemporariesBenchmark [--calls 30] [--warmups 5] [--rounds 1]");
+                    System.err.println("usage: TemporariesBenchmark [--calls 30] [--warmups 5] [--rounds 1] [--samples]");
                     System.exit(2);
                 }
             }
@@ -92,9 +94,15 @@ public final class TemporariesBenchmark {
                     for (int i = 0; i < ops.size(); i++) {
                         // numpy, then ours: each op's three series close together in time
                         double[] theirs = np.times(rows[i][1]);
-                        Arrays.sort(theirs);
                         double[] ours = times(ops.get(i), calls, warmups, false);
                         double[] closed = times(ops.get(i), calls, warmups, true);
+                        if (samples) {
+                            System.out.printf(Locale.ROOT, "  %s, in call order%n    dropped %s%n    closed  %s%n    numpy   %s%n", rows[i][0],
+                                    join(ours), join(closed), join(theirs));
+                        }
+                        Arrays.sort(theirs);
+                        Arrays.sort(ours);
+                        Arrays.sort(closed);
                         double ratio = pct(ours, 90) / pct(theirs, 90);
                         double ratioClosed = pct(closed, 90) / pct(theirs, 90);
                         worst = Math.max(worst, ratio);
@@ -114,7 +122,15 @@ public final class TemporariesBenchmark {
         }
     }
 
-    /** Sorted ms of {@code calls} consecutive calls, each result held until the next call replaces (or closes) it. */
+    private static String join(double[] ms) {
+        StringBuilder b = new StringBuilder();
+        for (double m : ms) {
+            b.append(String.format(Locale.ROOT, "%.1f ", m));
+        }
+        return b.toString().trim();
+    }
+
+    /** Ms of {@code calls} consecutive calls, in call order, each result held until the next call replaces (or closes) it. */
     private static double[] times(Supplier<SharedNDArray<?>> op, int calls, int warmups, boolean close) {
         SharedNDArray<?> c = null;
         double[] t = new double[calls];
@@ -132,7 +148,6 @@ public final class TemporariesBenchmark {
         if (close) {
             c.close();
         }
-        Arrays.sort(t);
         return t;
     }
 
