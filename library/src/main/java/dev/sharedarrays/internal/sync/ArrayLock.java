@@ -68,17 +68,19 @@ public final class ArrayLock {
     }
 
     /**
-     * Held by a first reader that has to wait (for another process's writer, or for a free
-     * slot): the other first readers wait for it here; a lock, not a monitor, so that a timed
-     * reader can give up waiting for it. An uncontended first reader does not take it.
+     * Taken by a first reader whose attempt without waiting failed (another process's writer, no
+     * free slot, or another thread's attempt under way): it claims the slot waiting, and the other
+     * first readers queue here meanwhile; a lock, not a monitor, so that a timed reader can give
+     * up waiting for it. An uncontended first reader does not take it.
      */
     private final ReentrantLock guard = new ReentrantLock();
     /**
      * This process's read holds covered by its reader slot (low 32 bits) and that slot plus one
      * (high 32 bits); 0 when it holds no slot; {@link #CLAIMING} while one thread claims a slot.
      * A hold is added or dropped by a compare-and-set while the count is above 0; only the thread
-     * that took the state from 0 to CLAIMING takes the count up, and whoever takes it down to 0
-     * frees the slot.
+     * that took the state from 0 to CLAIMING (or the write lock's holder, which keeps every reader
+     * of this process out) takes the count up, and whoever takes it down to 0 frees the slot, after
+     * the state says 0: a first reader may claim a second slot meanwhile.
      */
     @SuppressWarnings("unused") // through STATE
     private volatile long state;
@@ -164,15 +166,9 @@ public final class ArrayLock {
                 try {
                     int reads = local.getReadHoldCount();
                     if (reads > 0) {
-                        // read holds taken under the write lock outlive it: cover them with a reader slot first
-                        guard.lock();
-                        try {
-                            if (!addHolds(reads)) {
-                                STATE.setRelease(this, state(claimSlot(control, Proc.selfIdent(), true), reads));
-                            }
-                        } finally {
-                            guard.unlock();
-                        }
+                        // read holds taken under the write lock outlive it: cover them with a reader slot first.
+                        // The state is 0: the write lock keeps every other thread out of lockRead and unlockRead
+                        STATE.setRelease(this, state(claimSlot(control, Proc.selfIdent(), true), reads));
                     }
                 } finally {
                     releaseWriter(control);
@@ -215,7 +211,8 @@ public final class ArrayLock {
                         claim(control, what, true, left);
                         return;
                     }
-                    // another thread's attempt without waiting: a few loads and atomics
+                    // another thread's attempt without waiting (loads and atomics; a liveness look at
+                    // each slot when all are held): short, so neither the deadline nor an interrupt is checked
                     if (spins < 100) {
                         Thread.onSpinWait();
                     } else {
