@@ -111,6 +111,46 @@ class LockTest : FunSpec({
         }
     }
 
+    test("three threads read while another process fills in a loop: no read lands inside a fill") {
+        SharedArrays.create(F64.TYPE, 200_000L).use { a ->
+            val n = a.size()
+            ChildJvm("paced-fills", a.handle().toString()).use { child ->
+                child.expectLine("FILLING")
+                waitUntil("the first fill") { a.getDouble(n - 1) != 0.0 }
+                val pool = Executors.newFixedThreadPool(3)
+                try {
+                    val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2)
+                    // per thread: reads, torn reads, distinct values seen
+                    val results = (1..3).map {
+                        pool.submit<Triple<Int, Int, Int>> {
+                            var reads = 0
+                            var torn = 0
+                            val seen = HashSet<Double>()
+                            while (System.nanoTime() < deadline) {
+                                a.lockRead().use {
+                                    // a fill runs from the first element to the last: inside one, these differ
+                                    val first = a.getDouble(0)
+                                    if (a.getDouble(n / 2) != first || a.getDouble(n - 1) != first) torn++
+                                    seen.add(first)
+                                }
+                                reads++
+                            }
+                            Triple(reads, torn, seen.size)
+                        }
+                    }.map { it.get(60, TimeUnit.SECONDS) }
+                    println("reads while another process fills: $results (reads, torn, distinct values)")
+                    results.sumOf { it.second } shouldBe 0
+                    for (r in results) {
+                        r.first shouldBeGreaterThan 20
+                        r.third shouldBeGreaterThan 2 // fills ran between this thread's reads
+                    }
+                } finally {
+                    pool.shutdownNow()
+                }
+            }
+        }
+    }
+
     test("4 JVMs x 200k locked increments of one element and 4 x 200k getAndAdd on another: both totals exact") {
         SharedArrays.create(I64.TYPE, 2L).use { a ->
             val n = 200_000

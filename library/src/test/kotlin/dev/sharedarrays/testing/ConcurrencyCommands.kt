@@ -48,6 +48,17 @@ object ConcurrencyCommands {
                     a.withWriteLock { a.fill((k++).toDouble()) }
                 }
             }
+            "paced-fills" -> SharedArrays.attach(args[1]).use { any ->
+                // fills 1, 2, 3 ... under the write lock, pausing 0.2 ms between them so that readers get in
+                val a = any.`as`(F64.TYPE)
+                println("FILLING")
+                System.out.flush()
+                var k = 1L
+                while (true) {
+                    a.fill((k++).toDouble())
+                    Thread.sleep(0, 200_000)
+                }
+            }
             "hold-read" -> SharedArrays.attach(args[1]).use { a ->
                 a.lockRead()
                 println("READING")
