@@ -158,17 +158,9 @@ public final class OpsBenchmark {
             theirs[i] = np.times(key + " 1")[0];
         }
         if (samples) {
-            System.out.printf(Locale.ROOT, "  %s, every call (ms): ours %s, numpy %s%n", key, calls(ours), calls(theirs));
+            System.out.printf(Locale.ROOT, "  %s, every call (ms): ours %s, numpy %s%n", key, Stats.calls(ours), Stats.calls(theirs));
         }
         return new double[] {Stats.median(ours), Stats.median(theirs)};
-    }
-
-    private static String calls(double[] v) {
-        StringBuilder b = new StringBuilder();
-        for (double x : v) {
-            b.append(b.isEmpty() ? "" : " ").append(String.format(Locale.ROOT, "%.1f", x));
-        }
-        return b.toString();
     }
 
     /** Runs benchmarks/python/{@code name} with {@code args}, then the arrays' paths; returns what it printed. */

@@ -1,8 +1,9 @@
 package dev.sharedarrays.benchmarks;
 
 import java.util.Arrays;
+import java.util.Locale;
 
-/** The median the benchmarks print. */
+/** What the benchmarks print of their timings: the median, and every call for --samples. */
 final class Stats {
     private Stats() {
     }
@@ -12,5 +13,14 @@ final class Stats {
         double[] s = v.clone();
         Arrays.sort(s);
         return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    }
+
+    /** Every value of v in its order, one decimal each, separated by spaces. */
+    static String calls(double[] v) {
+        StringBuilder b = new StringBuilder();
+        for (double x : v) {
+            b.append(b.isEmpty() ? "" : " ").append(String.format(Locale.ROOT, "%.1f", x));
+        }
+        return b.toString();
     }
 }

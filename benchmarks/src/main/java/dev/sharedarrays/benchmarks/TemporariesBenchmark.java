@@ -98,7 +98,7 @@ public final class TemporariesBenchmark {
                         double[] closed = times(ops.get(i), calls, warmups, true);
                         if (samples) {
                             System.out.printf(Locale.ROOT, "  %s, in call order%n    dropped %s%n    closed  %s%n    numpy   %s%n", rows[i][0],
-                                    join(ours), join(closed), join(theirs));
+                                    Stats.calls(ours), Stats.calls(closed), Stats.calls(theirs));
                         }
                         Arrays.sort(theirs);
                         Arrays.sort(ours);
@@ -120,14 +120,6 @@ public final class TemporariesBenchmark {
         } finally {
             all.forEach(SharedNDArray::close);
         }
-    }
-
-    private static String join(double[] ms) {
-        StringBuilder b = new StringBuilder();
-        for (double m : ms) {
-            b.append(String.format(Locale.ROOT, "%.1f ", m));
-        }
-        return b.toString().trim();
     }
 
     /** Ms of {@code calls} consecutive calls, in call order, each result held until the next call replaces (or closes) it. */

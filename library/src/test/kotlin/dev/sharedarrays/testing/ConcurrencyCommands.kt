@@ -39,26 +39,9 @@ import java.util.concurrent.atomic.AtomicBoolean
 object ConcurrencyCommands {
     fun run(args: Array<String>): Boolean {
         when (args[0]) {
-            "lock-storm" -> SharedArrays.attach(args[1]).use { any ->
-                val a = any.`as`(F64.TYPE)
-                println("STORM")
-                System.out.flush()
-                var k = 1L
-                while (true) {
-                    a.withWriteLock { a.fill((k++).toDouble()) }
-                }
-            }
-            "paced-fills" -> SharedArrays.attach(args[1]).use { any ->
-                // fills 1, 2, 3 ... under the write lock, pausing 0.2 ms between them so that readers get in
-                val a = any.`as`(F64.TYPE)
-                println("FILLING")
-                System.out.flush()
-                var k = 1L
-                while (true) {
-                    a.fill((k++).toDouble())
-                    Thread.sleep(0, 200_000)
-                }
-            }
+            "lock-storm" -> fillForever(args[1], "STORM", 0)
+            // pausing 0.2 ms between fills so that readers get in
+            "paced-fills" -> fillForever(args[1], "FILLING", 200_000)
             "hold-read" -> SharedArrays.attach(args[1]).use { a ->
                 a.lockRead()
                 println("READING")
@@ -160,6 +143,20 @@ object ConcurrencyCommands {
             else -> return false
         }
         return true
+    }
+
+    /** Prints [ready], then fills the F64 array 1, 2, 3 ... under its write lock until killed, pausing [pauseNanos] between fills. */
+    private fun fillForever(handle: String, ready: String, pauseNanos: Int): Nothing {
+        SharedArrays.attach(handle).use { any ->
+            val a = any.`as`(F64.TYPE)
+            println(ready)
+            System.out.flush()
+            var k = 1L
+            while (true) {
+                a.withWriteLock { a.fill((k++).toDouble()) }
+                if (pauseNanos > 0) Thread.sleep(0, pauseNanos)
+            }
+        }
     }
 
     private fun lockAtFdLimit(a: SharedNDArray<*>) {
