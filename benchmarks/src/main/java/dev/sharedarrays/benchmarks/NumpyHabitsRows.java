@@ -23,15 +23,6 @@ import java.util.SplittableRandom;
 final class NumpyHabitsRows {
     static final long N = 16_000_000;
     static final int SIDE = 4000;
-    /**
-     * Calls before the timed ones, on both sides, at least: the first 512 MiB of dropped results
-     * are fresh mappings, faulted in page by page; from the first collection on, freed ones are
-     * reused (the steady state of a loop). A row whose results are smaller warms up through 512 MiB
-     * of them (see {@link #warmups}).
-     */
-    static final int WARMUPS = 5;
-    /** The live total of process-local results past which the library asks for a collection. */
-    static final long ALLOWANCE = 512L << 20;
     /** The threads parallelSorted uses: a core each, the common pool's workers and the caller. */
     static final int CORES = Math.min(Runtime.getRuntime().availableProcessors(),
             java.util.concurrent.ForkJoinPool.getCommonPoolParallelism() + 1);
@@ -68,8 +59,8 @@ final class NumpyHabitsRows {
                 {"sorted copy (16M f64)", "sort"},
                 {"sorted copy, " + CORES + " threads (parallelSorted; numpy: 1)", "sort"},
             };
-            // the bytes of one result that is a mapping (over 256 KiB), if the op makes one
-            long[] resultBytes = {0, 8 * N, 8 * N, 8 * N, 4 * N, N, 8 * N, 0, 8 * N, 0, 8 * N, 8 * N};
+            // whether the op drops a result that is a mapping (over 256 KiB)
+            boolean[] dropsMapping = {false, true, true, true, true, true, true, false, true, false, true, true};
             double[] sink = new double[1];
             OpsBenchmark.Op[] ops = {
                 () -> m.add(row),
@@ -85,12 +76,12 @@ final class NumpyHabitsRows {
                 () -> sink[0] += a.sorted().getDouble(0),
                 () -> sink[0] += a.parallelSorted().getDouble(0),
             };
-            System.out.printf("%n%-56s %12s %12s %8s%n", "numpy habits (after " + WARMUPS + "+ warm-up calls)", "ours (ms)",
+            System.out.printf("%n%-56s %12s %12s %8s%n", "numpy habits (after " + WarmUp.CALLS + "+ warm-up calls)", "ours (ms)",
                     "numpy (ms)", "ratio");
             double worst = 0;
             try (NumpyPeer np = NumpyPeer.start("habits_bench.py", List.of(), List.of(a, b, m, row, mask))) {
                 for (int i = 0; i < ops.length; i++) {
-                    double[] t = OpsBenchmark.alternate(ops[i], np, rows[i][1], runs, warmups(resultBytes[i]));
+                    double[] t = OpsBenchmark.alternate(ops[i], np, rows[i][1], runs, dropsMapping[i]);
                     if (i < ops.length - 1) { // the multi-core row is no like-for-like ratio
                         worst = Math.max(worst, t[0] / t[1]);
                     }
@@ -104,11 +95,6 @@ final class NumpyHabitsRows {
         } finally {
             all.forEach(SharedNDArray::close);
         }
-    }
-
-    /** Warm-up calls for results of {@code bytes} each: {@link #WARMUPS}, or as many as reach the allowance and one more. */
-    static int warmups(long bytes) {
-        return bytes == 0 ? WARMUPS : (int) Math.max(WARMUPS, ALLOWANCE / bytes + 1);
     }
 
     private static <T extends SharedNDArray<?>> T add(List<SharedNDArray<?>> all, T a) {

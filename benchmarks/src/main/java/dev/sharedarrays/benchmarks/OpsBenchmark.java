@@ -102,7 +102,7 @@ public final class OpsBenchmark {
                 version = np.version();
                 for (int i = 0; i < ops.length; i++) {
                     int calls = i == 1 ? 2 : 1; // a *= 2.5 is timed with the a *= 0.4 that keeps values bounded
-                    double[] t = alternate(ops[i], np, rows[i][1], runs, 5);
+                    double[] t = alternate(ops[i], np, rows[i][1], runs, false);
                     double ours = t[0] / calls;
                     double theirs = t[1] / calls;
                     double[] heap = np.times("heap." + rows[i][1] + " " + (runs + 1));
@@ -142,12 +142,11 @@ public final class OpsBenchmark {
 
     /**
      * Medians of {@code runs} calls of ours and as many of numpy's {@code key}, taken in turn after
-     * {@code warmups} calls on each side (JIT, page tables, a steady state of freed results).
+     * the same number of warm-up calls on each side (JIT, page tables, and if {@code dropsMappings}
+     * a steady state of freed results: {@link WarmUp}).
      */
-    static double[] alternate(Op op, NumpyPeer np, String key, int runs, int warmups) throws IOException {
-        for (int i = 0; i < warmups; i++) {
-            op.run();
-        }
+    static double[] alternate(Op op, NumpyPeer np, String key, int runs, boolean dropsMappings) throws IOException {
+        int warmups = WarmUp.run(op::run, WarmUp.CALLS, dropsMappings);
         np.times(key + " " + warmups);
         double[] ours = new double[runs];
         double[] theirs = new double[runs];

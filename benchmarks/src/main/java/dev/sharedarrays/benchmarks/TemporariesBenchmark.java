@@ -22,7 +22,9 @@ import java.util.function.Supplier;
  * row, its result kept in a variable until the next call replaces it (numpy's {@code c = a + b}
  * in a loop), and the table prints the 50th and 90th percentile of those calls against numpy
  * doing the same on the same shared data right before (a python3 kept running, asked op by op).
- * A second series closes each result before the next call (explicit reuse). A program, not a test:
+ * A second series closes each result before the next call (explicit reuse). Each series warms up
+ * with {@code --warmups} calls, those with results dropped also until the second collection
+ * ({@link WarmUp}). A program, not a test:
  * {@code bin/bench temporaries [--calls 30] [--warmups 5] [--rounds 1]}.
  */
 public final class TemporariesBenchmark {
@@ -48,7 +50,7 @@ public final class TemporariesBenchmark {
                 }
             }
         }
-        System.out.printf(Locale.ROOT, "shared-arrays temporaries: %s %s, %d cores, %d consecutive calls per op after %d warm-up calls%n",
+        System.out.printf(Locale.ROOT, "shared-arrays temporaries: %s %s, %d cores, %d consecutive calls per op after %d warm-up calls (dropped: and two collections)%n",
                 System.getProperty("java.vm.name"), Runtime.version(), Runtime.getRuntime().availableProcessors(), calls, warmups);
         CreateOptions shm = CreateOptions.defaults().backend(Backend.SHM);
         List<SharedNDArray<?>> all = new ArrayList<>();
@@ -122,23 +124,31 @@ public final class TemporariesBenchmark {
         }
     }
 
-    /** Ms of {@code calls} consecutive calls, in call order, each result held until the next call replaces (or closes) it. */
+    /**
+     * Ms of {@code calls} consecutive calls, in call order, each result held until the next call
+     * replaces (or closes) it, after {@code warmups} calls, and with results dropped, after the
+     * second collection ({@link WarmUp}): the steady state of a loop.
+     */
     private static double[] times(Supplier<SharedNDArray<?>> op, int calls, int warmups, boolean close) {
-        SharedNDArray<?> c = null;
+        SharedNDArray<?>[] c = {null};
+        WarmUp.run(() -> {
+            if (close && c[0] != null) {
+                c[0].close();
+            }
+            c[0] = op.get();
+        }, warmups, !close);
         double[] t = new double[calls];
-        for (int i = -warmups; i < calls; i++) {
-            if (close && c != null) {
-                c.close();
+        for (int i = 0; i < calls; i++) {
+            if (close) {
+                c[0].close();
             }
             long t0 = System.nanoTime();
-            c = op.get();
+            c[0] = op.get();
             long t1 = System.nanoTime();
-            if (i >= 0) {
-                t[i] = (t1 - t0) / 1e6;
-            }
+            t[i] = (t1 - t0) / 1e6;
         }
         if (close) {
-            c.close();
+            c[0].close();
         }
         return t;
     }

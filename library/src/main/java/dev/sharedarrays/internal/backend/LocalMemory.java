@@ -5,8 +5,6 @@ import dev.sharedarrays.internal.os.Libc;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Cleaner;
-import java.util.ArrayDeque;
-import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -21,12 +19,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link #COUNTED_MIN} bytes count towards the live total below, as the collector does not see
  * their size either. Larger arrays are private anonymous mappings, in small pages unless {@link LocalHugePages} says
  * huge ones come cheap. When the array is closed, or the collector finds its memory unreachable,
- * its mapping goes to a cache for the next array of that size or smaller, already faulted in, as
- * malloc hands numpy a freed block; past {@link #CACHE_LIMIT} bytes, cached mappings of other
- * lengths are unmapped first. The collector does not see the size of a mapping, so a loop of
- * large temporaries would outrun it; as the JDK does for direct buffers, a mapping that would
- * take the live total past a limit first asks for a collection and waits briefly for the
- * cleaner; the limit is then what is still in use plus {@link #MIN_LIMIT}. Thread-safe.
+ * its mapping goes to a {@link MappingCache} for the next arrays, already faulted in, as malloc
+ * hands numpy a freed block. The collector does not see the size of a mapping, so a loop of large
+ * temporaries would outrun it; as the JDK does for direct buffers, a mapping that would take the
+ * live total past a limit first asks for a collection and waits briefly for the cleaner; the
+ * limit is then what is still in use plus the room ({@link #ROOM_RESULTS}), and the cache keeps what one
+ * collection frees. Thread-safe.
  */
 final class LocalMemory {
     /** Arrays of at most this many bytes live in their control block's block ({@link #withControl}); larger ones are mappings. */
@@ -34,14 +32,23 @@ final class LocalMemory {
     /** Inline data of more bytes counts towards the live total; smaller costs about what its control block does. */
     private static final long COUNTED_MIN = 4L << 10;
     private static final long MIN_LIMIT = 512L << 20;
-    private static final long CACHE_LIMIT = 512L << 20;
+    /**
+     * Results of a size that fit the room before a collection: a loop of them then collects on at
+     * most one call in 12, so 9 calls in 10 reuse a cached mapping (a full collection costs 5-10 ms,
+     * most of a 128 MiB result's time; collecting every 512 MiB made every 4th such call pay it).
+     */
+    private static final long ROOM_RESULTS = 12;
+    /** The room's ceiling: 1/16 of the machine's memory (or cgroup limit), and never below {@link #MIN_LIMIT}. */
+    private static final long MAX_ROOM = Math.max(MIN_LIMIT, MachineMemory.bytes() / 16);
     private static final AtomicLong LIVE = new AtomicLong();
     /** Mapping lengths, and the cuts of cached mappings, are multiples of this: of every Linux page size. */
     private static final long GRAIN = 64L << 10;
-    /** Cached mappings by length, newest first; no empty lists. Guarded by itself, as is {@link #cached}. */
-    private static final TreeMap<Long, ArrayDeque<Long>> CACHE = new TreeMap<>();
-    private static long cached;
+    /** Freed mappings, for the next arrays: a rest of at most {@link #INLINE_MAX} bytes goes with the cut, as no mapping would take it. */
+    private static final MappingCache CACHE = new MappingCache(GRAIN, INLINE_MAX, Libc::munmap);
+    private static final Object ROOM_LOCK = new Object();
     private static volatile long limit = MIN_LIMIT;
+    /** Unreachable bytes allowed before a collection: {@link #ROOM_RESULTS} mappings of the largest length asked for, within {@link #MAX_ROOM}, at least {@link #MIN_LIMIT}. */
+    private static volatile long room = MIN_LIMIT;
     private static final Cleaner CLEANER = Cleaner.create();
 
     private LocalMemory() {
@@ -89,8 +96,9 @@ final class LocalMemory {
             throw new IllegalArgumentException(size + " bytes belong in the control block's block");
         }
         long length = roundUp(size, GRAIN);
+        grow(length);
         reserve(length);
-        long[] piece = take(length);
+        long[] piece = CACHE.take(length);
         long address;
         if (piece != null) {
             address = piece[0];
@@ -155,73 +163,43 @@ final class LocalMemory {
         return LIVE.get();
     }
 
-    /**
-     * A cached mapping of at least {@code length} bytes as {address, its length}, or null: one of
-     * that length, else the front of the smallest longer one (the rest stays cached; lengths are
-     * multiples of {@link #GRAIN}, so both parts stay page-aligned), as malloc splits a free
-     * block. A 64 MiB result thus reuses half of a freed 128 MiB one, already faulted in.
-     */
-    private static long[] take(long length) {
-        synchronized (CACHE) {
-            var e = CACHE.ceilingEntry(length);
-            if (e == null) {
-                return null;
-            }
-            long have = e.getKey();
-            long address = e.getValue().pollFirst();
-            if (e.getValue().isEmpty()) {
-                CACHE.remove(have);
-            }
-            cached -= have;
-            if (have - length <= INLINE_MAX) {
-                return new long[] {address, have}; // no array would take the rest
-            }
-            keep(address + length, have - length);
-            return new long[] {address, length};
-        }
-    }
-
-    /** Runs on close or on the cleaner thread: keeps the mapping for reuse, evicting other lengths first past the cache's limit. */
+    /** Runs on close or on the cleaner thread: caches the mapping for reuse (within the room and one result more). */
     private static void free(long address, long length) {
+        long r = room;
+        CACHE.put(address, length, r + r / ROOM_RESULTS);
+        // only now: an allocation waiting for the cleaner goes on when this drops the live total,
+        // and should find the mapping cached
         released(length);
-        synchronized (CACHE) {
-            keep(address, length);
-            // the newest length stays longest: a loop's temporaries are all of a few sizes
-            while (cached > CACHE_LIMIT) {
-                var e = CACHE.firstKey() != length ? CACHE.firstEntry() : CACHE.size() > 1 ? CACHE.higherEntry(length) : CACHE.firstEntry();
-                long victim = e.getKey();
-                long at = e.getValue().pollLast();
-                if (e.getValue().isEmpty()) {
-                    CACHE.remove(victim);
-                }
-                cached -= victim;
-                try {
-                    Libc.munmap(at, victim);
-                } catch (RuntimeException ex) {
-                    // never on a page-aligned cached mapping; if it happens the mapping is lost, not reused
-                }
-            }
-        }
     }
 
     /** Takes length bytes off the live total. */
     private static void released(long length) {
         // the limit follows what is in use down again: a step that a lagging cleaner made reserve
         // take would otherwise stand until the live total reached it, another 512 MiB of garbage later
-        long want = Math.max(MIN_LIMIT, LIVE.addAndGet(-length) + MIN_LIMIT);
+        long want = LIVE.addAndGet(-length) + room;
         if (want < limit) {
             limit = want;
         }
     }
 
-    /** Caches a mapping; the caller holds CACHE. */
-    private static void keep(long address, long length) {
-        CACHE.computeIfAbsent(length, k -> new ArrayDeque<>()).addFirst(address);
-        cached += length;
-    }
-
     private static long roundUp(long n, long unit) {
         return (n + unit - 1) / unit * unit;
+    }
+
+    /**
+     * Widens the room to {@link #ROOM_RESULTS} mappings of {@code length} bytes, within
+     * {@link #MAX_ROOM}; it never narrows, so a program whose results change size does not
+     * alternate between collecting often and caching little.
+     */
+    private static void grow(long length) {
+        long want = Math.min(MAX_ROOM, ROOM_RESULTS * length);
+        synchronized (ROOM_LOCK) {
+            long was = room;
+            if (want > was) {
+                room = want;
+                limit += want - was;
+            }
+        }
     }
 
     private static void reserve(long size) {
@@ -239,10 +217,10 @@ final class LocalMemory {
                 break;
             }
         }
-        // room for MIN_LIMIT more than is in use now: a large working set does not collect on every
+        // room for more than is in use now: a large working set does not collect on every
         // allocation, and a cleaner that lags behind raises the limit only by a step, which free()
         // takes back as the cleaner catches up
-        limit = LIVE.get() + MIN_LIMIT;
+        limit = LIVE.get() + room;
         LIVE.addAndGet(size);
     }
 }
