@@ -1,7 +1,6 @@
 package dev.sharedarrays.benchmarks;
 
-import java.lang.management.GarbageCollectorMXBean;
-import java.lang.management.ManagementFactory;
+import dev.sharedarrays.internal.backend.Backends;
 
 /**
  * Warm-up to a loop's steady state. Dropped results of more than 256 KiB are mappings that only
@@ -20,13 +19,13 @@ final class WarmUp {
     }
 
     /**
-     * Runs {@code op} {@code atLeast} times; if {@code dropsMappings}, also until two collections
-     * have run since the first call, and once more. Returns the number of calls, for numpy's warm-up.
+     * Runs {@code op} {@code atLeast} times; if {@code dropsMappings}, also until the library has
+     * asked for two collections since the first call, and once more. Returns the number of calls, for numpy's warm-up.
      */
     static int run(Runnable op, int atLeast, boolean dropsMappings) {
-        long start = collections();
+        long start = Backends.localCollections();
         int calls = 0;
-        while (calls < atLeast || dropsMappings && collections() < start + 2 && calls < MAX_CALLS) {
+        while (calls < atLeast || dropsMappings && Backends.localCollections() < start + 2 && calls < MAX_CALLS) {
             op.run();
             calls++;
         }
@@ -35,14 +34,5 @@ final class WarmUp {
             calls++;
         }
         return calls;
-    }
-
-    /** Collections of every collector so far. */
-    private static long collections() {
-        long n = 0;
-        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
-            n += Math.max(0, gc.getCollectionCount());
-        }
-        return n;
     }
 }

@@ -82,6 +82,11 @@ public final class Backends {
         return LocalMemory.live();
     }
 
+    /** Collections this process's process-local arrays have asked for (see LocalMemory). */
+    public static long localCollections() {
+        return LocalMemory.collections();
+    }
+
     /** Attaches the segment a handle names, trusting only this user's segments. */
     public static Segment attach(ArrayHandle handle) {
         return attach(handle, AttachOptions.defaults());

@@ -41,6 +41,7 @@ final class LocalMemory {
     /** The room's ceiling: 1/16 of the machine's memory (or cgroup limit), and never below {@link #MIN_LIMIT}. */
     private static final long MAX_ROOM = Math.max(MIN_LIMIT, MachineMemory.bytes() / 16);
     private static final AtomicLong LIVE = new AtomicLong();
+    private static final AtomicLong COLLECTIONS = new AtomicLong();
     /** Mapping lengths, and the cuts of cached mappings, are multiples of this: of every Linux page size. */
     private static final long GRAIN = 64L << 10;
     /** Freed mappings, for the next arrays: a rest of at most {@link #INLINE_MAX} bytes goes with the cut, as no mapping would take it. */
@@ -202,14 +203,28 @@ final class LocalMemory {
         }
     }
 
+    /** Collections asked for so far. */
+    static long collections() {
+        return COLLECTIONS.get();
+    }
+
     private static void reserve(long size) {
         if (LIVE.addAndGet(size) <= limit) {
             return;
         }
         LIVE.addAndGet(-size);
+        COLLECTIONS.incrementAndGet();
         System.gc();
-        // the cleaner thread frees after the collection: give it a moment, as java.nio.Bits does
-        for (long sleep = 1; sleep <= 512 && LIVE.get() + size > limit; sleep <<= 1) {
+        // the cleaner thread frees after the collection: give it a moment, as java.nio.Bits does;
+        // once there is room, also until a cached piece fits or the cleaner has stopped freeing
+        // (the first freed may be a smaller result's, and a fresh mapping costs 45 ms per 128 MiB)
+        long seen = -1;
+        for (long sleep = 1; sleep <= 512; sleep <<= 1) {
+            long now = LIVE.get();
+            if (now + size <= limit && (now == seen || CACHE.fits(size))) {
+                break;
+            }
+            seen = now;
             try {
                 Thread.sleep(sleep);
             } catch (InterruptedException e) {

@@ -75,6 +75,11 @@ final class MappingCache {
         }
     }
 
+    /** Whether a piece of at least {@code length} bytes is cached. */
+    synchronized boolean fits(long length) {
+        return byLength.ceilingKey(length) != null;
+    }
+
     /** Bytes cached. */
     synchronized long bytes() {
         return bytes;
