@@ -139,7 +139,7 @@ public final class TemporariesBenchmark {
         }, warmups, !close);
         double[] t = new double[calls];
         for (int i = 0; i < calls; i++) {
-            if (close) {
+            if (close && c[0] != null) {
                 c[0].close();
             }
             long t0 = System.nanoTime();
@@ -147,7 +147,7 @@ public final class TemporariesBenchmark {
             long t1 = System.nanoTime();
             t[i] = (t1 - t0) / 1e6;
         }
-        if (close) {
+        if (close && c[0] != null) {
             c[0].close();
         }
         return t;

@@ -34,8 +34,8 @@ final class LocalMemory {
     private static final long MIN_LIMIT = 512L << 20;
     /**
      * Results of a size that fit the room before a collection: a loop of them then collects on at
-     * most one call in 12, so 9 calls in 10 reuse a cached mapping (a full collection costs 5-10 ms,
-     * most of a 128 MiB result's time; collecting every 512 MiB made every 4th such call pay it).
+     * most one call in 12, and 11 in 12 reuse a cached mapping (a full collection costs 7-20 ms
+     * here, about a 128 MiB result's time; collecting every 512 MiB made every 4th such call pay it).
      */
     private static final long ROOM_RESULTS = 12;
     /** The room's ceiling: 1/16 of the machine's memory (or cgroup limit), and never below {@link #MIN_LIMIT}. */
@@ -47,7 +47,8 @@ final class LocalMemory {
     /** Freed mappings, for the next arrays: a rest of at most {@link #INLINE_MAX} bytes goes with the cut, as no mapping would take it. */
     private static final MappingCache CACHE = new MappingCache(GRAIN, INLINE_MAX, Libc::munmap);
     private static final Object ROOM_LOCK = new Object();
-    private static volatile long limit = MIN_LIMIT;
+    /** The live total past which an allocation first asks for a collection. */
+    private static final AtomicLong LIMIT = new AtomicLong(MIN_LIMIT);
     /** Unreachable bytes allowed before a collection: {@link #ROOM_RESULTS} mappings of the largest length asked for, within {@link #MAX_ROOM}, at least {@link #MIN_LIMIT}. */
     private static volatile long room = MIN_LIMIT;
     private static final Cleaner CLEANER = Cleaner.create();
@@ -66,7 +67,7 @@ final class LocalMemory {
         long data = roundUp(size, 64);
         boolean counted = size > COUNTED_MIN;
         if (counted) {
-            reserve(data);
+            reserve(data, false);
         }
         MemorySegment block;
         try {
@@ -98,7 +99,7 @@ final class LocalMemory {
         }
         long length = roundUp(size, GRAIN);
         grow(length);
-        reserve(length);
+        reserve(length, true);
         long[] piece = CACHE.take(length);
         long address;
         if (piece != null) {
@@ -167,10 +168,13 @@ final class LocalMemory {
     /** Runs on close or on the cleaner thread: caches the mapping for reuse (within the room and one result more). */
     private static void free(long address, long length) {
         long r = room;
-        CACHE.put(address, length, r + r / ROOM_RESULTS);
-        // only now: an allocation waiting for the cleaner goes on when this drops the live total,
-        // and should find the mapping cached
-        released(length);
+        try {
+            CACHE.put(address, length, r + r / ROOM_RESULTS);
+        } finally {
+            // only now: an allocation waiting for the cleaner goes on when this drops the live
+            // total, and should find the mapping cached
+            released(length);
+        }
     }
 
     /** Takes length bytes off the live total. */
@@ -178,9 +182,7 @@ final class LocalMemory {
         // the limit follows what is in use down again: a step that a lagging cleaner made reserve
         // take would otherwise stand until the live total reached it, another 512 MiB of garbage later
         long want = LIVE.addAndGet(-length) + room;
-        if (want < limit) {
-            limit = want;
-        }
+        LIMIT.accumulateAndGet(want, Math::min);
     }
 
     private static long roundUp(long n, long unit) {
@@ -198,7 +200,7 @@ final class LocalMemory {
             long was = room;
             if (want > was) {
                 room = want;
-                limit += want - was;
+                LIMIT.addAndGet(want - was);
             }
         }
     }
@@ -208,34 +210,43 @@ final class LocalMemory {
         return COLLECTIONS.get();
     }
 
-    private static void reserve(long size) {
-        if (LIVE.addAndGet(size) <= limit) {
+    /** Adds size to the live total, first asking for a collection if that takes it past the limit; {@code mapping}: a mapping's length, which the cache may hold. */
+    private static void reserve(long size, boolean mapping) {
+        if (LIVE.addAndGet(size) <= LIMIT.get()) {
             return;
         }
         LIVE.addAndGet(-size);
         COLLECTIONS.incrementAndGet();
         System.gc();
         // the cleaner thread frees after the collection: give it a moment, as java.nio.Bits does;
-        // once there is room, also until a cached piece fits or the cleaner has stopped freeing
-        // (the first freed may be a smaller result's, and a fresh mapping costs 45 ms per 128 MiB)
+        // once there is room, a mapping also waits a few ms for a cached piece that fits while the
+        // cleaner is still freeing (the first freed may be a smaller result's, and a fresh mapping
+        // costs 45 ms per 128 MiB here)
         long seen = -1;
-        for (long sleep = 1; sleep <= 512; sleep <<= 1) {
+        int afterRoom = 0;
+        for (long sleep = 1; sleep <= 512; ) {
             long now = LIVE.get();
-            if (now + size <= limit && (now == seen || CACHE.fits(size))) {
+            boolean room = now + size <= LIMIT.get();
+            if (room && (!mapping || afterRoom == 4 || now == seen || CACHE.fits(size))) {
                 break;
             }
             seen = now;
             try {
-                Thread.sleep(sleep);
+                Thread.sleep(room ? 1 : sleep);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;
             }
+            if (room) {
+                afterRoom++;
+            } else {
+                sleep <<= 1;
+            }
         }
-        // room for more than is in use now: a large working set does not collect on every
-        // allocation, and a cleaner that lags behind raises the limit only by a step, which free()
-        // takes back as the cleaner catches up
-        limit = LIVE.get() + room;
+        // room for more than is in use now (and for one array larger than the room): a large
+        // working set does not collect on every allocation, and a cleaner that lags behind raises
+        // the limit only by a step, which free() takes back as the cleaner catches up
+        LIMIT.set(LIVE.get() + Math.max(room, size));
         LIVE.addAndGet(size);
     }
 }
