@@ -180,7 +180,7 @@ final class LocalMemory {
     /** Takes length bytes off the live total. */
     private static void released(long length) {
         // the limit follows what is in use down again: a step that a lagging cleaner made reserve
-        // take would otherwise stand until the live total reached it, another 512 MiB of garbage later
+        // take would otherwise stand until the live total reached it, another room of garbage later
         long want = LIVE.addAndGet(-length) + room;
         LIMIT.accumulateAndGet(want, Math::min);
     }
@@ -226,18 +226,18 @@ final class LocalMemory {
         int afterRoom = 0;
         for (long sleep = 1; sleep <= 512; ) {
             long now = LIVE.get();
-            boolean room = now + size <= LIMIT.get();
-            if (room && (!mapping || afterRoom == 4 || now == seen || CACHE.fits(size))) {
+            boolean enough = now + size <= LIMIT.get();
+            if (enough && (!mapping || afterRoom == 4 || now == seen || CACHE.fits(size))) {
                 break;
             }
             seen = now;
             try {
-                Thread.sleep(room ? 1 : sleep);
+                Thread.sleep(enough ? 1 : sleep);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;
             }
-            if (room) {
+            if (enough) {
                 afterRoom++;
             } else {
                 sleep <<= 1;
