@@ -23,7 +23,7 @@ import java.util.function.Supplier;
  * in a loop), and the table prints the 50th and 90th percentile of those calls against numpy
  * doing the same on the same shared data right before (a python3 kept running, asked op by op).
  * A second series closes each result before the next call (explicit reuse). Each series warms up
- * with {@code --warmups} calls, those with results dropped also until the second collection
+ * with {@code --warmups} calls, those with results dropped also until the library has asked for two collections
  * ({@link WarmUp}). A program, not a test:
  * {@code bin/bench temporaries [--calls 30] [--warmups 5] [--rounds 1]}.
  */
@@ -126,8 +126,8 @@ public final class TemporariesBenchmark {
 
     /**
      * Ms of {@code calls} consecutive calls, in call order, each result held until the next call
-     * replaces (or closes) it, after {@code warmups} calls, and with results dropped, after the
-     * second collection ({@link WarmUp}): the steady state of a loop.
+     * replaces (or closes) it, after {@code warmups} calls, and with results dropped, after the library
+     * has asked for two collections ({@link WarmUp}): the steady state of a loop.
      */
     private static double[] times(Supplier<SharedNDArray<?>> op, int calls, int warmups, boolean close) {
         SharedNDArray<?>[] c = {null};
