@@ -26,9 +26,7 @@ public record SegmentFacts(DType<?> dtype, long[] shape, long dataLength, long i
      *         is below 1, or the data would exceed 1 TiB
      */
     public static SegmentFacts forNew(DType<?> dtype, long[] shape, Lifetime lifetime, Backend backend) {
-        long[] checked = checkShape(shape, dtype);
-        return new SegmentFacts(dtype, checked, ShapeLimits.dataLength(checked, dtype.itemSize()), RANDOM.nextLong(),
-                Proc.selfPid(), Proc.selfStartTime(), System.currentTimeMillis(), flags(lifetime, backend));
+        return created(dtype, shape, RANDOM.nextLong(), lifetime, backend);
     }
 
     /**
@@ -37,10 +35,14 @@ public record SegmentFacts(DType<?> dtype, long[] shape, long dataLength, long i
      * it is drawn from ThreadLocalRandom: 2-3 ns against SecureRandom's ~200 ns, for every result.
      */
     public static SegmentFacts forLocal(DType<?> dtype, long[] shape) {
+        return created(dtype, shape, java.util.concurrent.ThreadLocalRandom.current().nextLong(), Lifetime.OWNER, Backend.ANONYMOUS);
+    }
+
+    /** The facts of a segment this process creates now, with the id given. */
+    private static SegmentFacts created(DType<?> dtype, long[] shape, long id, Lifetime lifetime, Backend backend) {
         long[] checked = checkShape(shape, dtype);
-        return new SegmentFacts(dtype, checked, ShapeLimits.dataLength(checked, dtype.itemSize()),
-                java.util.concurrent.ThreadLocalRandom.current().nextLong(), Proc.selfPid(), Proc.selfStartTime(),
-                System.currentTimeMillis(), flags(Lifetime.OWNER, Backend.ANONYMOUS));
+        return new SegmentFacts(dtype, checked, ShapeLimits.dataLength(checked, dtype.itemSize()), id,
+                Proc.selfPid(), Proc.selfStartTime(), System.currentTimeMillis(), flags(lifetime, backend));
     }
 
     /** {@link #forNew(DType, long[], Lifetime, Backend)} with PERSISTENT or OWNER. */
