@@ -1,7 +1,10 @@
 package dev.sharedarrays
 
+import dev.sharedarrays.testing.ChildJvm
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
+import io.kotest.matchers.comparables.shouldBeGreaterThanOrEqualTo
+import io.kotest.matchers.longs.shouldBeLessThan
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
 import java.nio.file.Files
@@ -137,6 +140,20 @@ class LocalArraysTest : FunSpec({
             f.minAsDouble() shouldBe (10.0 * j)
             f.maxAsDouble() shouldBe (10.0 * j)
         }
+    }
+
+    test("where System.gc() does nothing (-XX:+DisableExplicitGC), dropped temporaries do not wait for a collection that never comes") {
+        // 60 dropped 64 MiB arrays (never touched) pass the room of 12 several times
+        fun run(vararg jvmArgs: String): Pair<Long, Long> = ChildJvm("drop-locals", "60", "64", jvmArgs = jvmArgs.toList()).use { c ->
+            c.expectLine("COLLECTIONS ").toLong() to c.expectLine("MS ").toLong()
+        }
+        val (collected, _) = run()
+        val (none, ms) = run("-XX:+DisableExplicitGC")
+        println("dropped temporaries: $collected collections; with System.gc() disabled none in $ms ms")
+        collected shouldBeGreaterThanOrEqualTo 3L
+        none shouldBe 0
+        // waiting for the cleaner took ~1 s at each pass of the room
+        ms shouldBeLessThan 2000
     }
 
     test("10,000 temporaries (out-of-place ops, per-axis reductions) of a 1000x1000 f64 array leave the shm directory unchanged and RSS bounded") {

@@ -5,6 +5,8 @@ import dev.sharedarrays.CreateOptions
 import dev.sharedarrays.F64
 import dev.sharedarrays.SharedArrays
 import dev.sharedarrays.SharedNDArray
+import dev.sharedarrays.U8
+import dev.sharedarrays.internal.backend.Backends
 import java.lang.foreign.FunctionDescriptor
 import java.lang.foreign.Linker
 import java.lang.foreign.MemorySegment
@@ -20,6 +22,8 @@ import java.lang.foreign.ValueLayout.JAVA_LONG
  *     with PROT_NONE pages split off one reservation until about that many are left, then
  *     create 1-element arrays of the backend until one fails; print `CREATED <n>` and
  *     `FAILED <class> <message>` (or `NO-FAILURE` after 1,000,000)
+ *  - `drop-locals <count> <MiB>`: make and drop that many process-local arrays of that size (never
+ *     touched, so no memory is used), then print `COLLECTIONS <the library's>` and `MS <elapsed>`
  */
 object HardeningCommands {
     fun run(args: Array<String>): Boolean {
@@ -31,6 +35,12 @@ object HardeningCommands {
                 while (true) SharedArrays.create(F64.TYPE, longArrayOf(args[1].toLong()), opts).close()
             }
             "map-exhaust" -> mapExhaust(Backend.parse(args[1]), args[2].toInt())
+            "drop-locals" -> {
+                val start = System.nanoTime()
+                repeat(args[1].toInt()) { Backends.createLocal(U8.TYPE, longArrayOf(args[2].toLong() shl 20), false) }
+                println("COLLECTIONS ${Backends.localCollections()}")
+                println("MS ${(System.nanoTime() - start) / 1_000_000}")
+            }
             else -> return false
         }
         return true

@@ -82,7 +82,7 @@ public final class Backends {
         return LocalMemory.live();
     }
 
-    /** Collections this process's process-local arrays have asked for (see LocalMemory). */
+    /** Collections this process's process-local arrays have asked for and that ran (see LocalMemory). */
     public static long localCollections() {
         return LocalMemory.collections();
     }

@@ -5,6 +5,7 @@ import dev.sharedarrays.internal.os.Libc;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Cleaner;
+import java.lang.ref.WeakReference;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -24,7 +25,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * temporaries would outrun it; as the JDK does for direct buffers, a mapping that would take the
  * live total past a limit first asks for a collection and waits briefly for the cleaner; the
  * limit is then what is still in use plus the room ({@link #ROOM_RESULTS}), and the cache keeps what one
- * collection frees. Thread-safe.
+ * collection frees. Where System.gc() does nothing ({@code -XX:+DisableExplicitGC}) the limit just
+ * moves on, and the collections the heap needs free the mappings. Thread-safe.
  */
 final class LocalMemory {
     /** Arrays of at most this many bytes live in their control block's block ({@link #withControl}); larger ones are mappings. */
@@ -52,6 +54,8 @@ final class LocalMemory {
     /** Unreachable bytes allowed before a collection: {@link #ROOM_RESULTS} mappings of the largest length asked for, within {@link #MAX_ROOM}, at least {@link #MIN_LIMIT}. */
     private static volatile long room = MIN_LIMIT;
     private static final Cleaner CLEANER = Cleaner.create();
+    /** The last probe of whether System.gc() collects (held in a static field, so the JIT cannot elide its object). */
+    private static WeakReference<Object> sentinel;
 
     private LocalMemory() {
     }
@@ -205,7 +209,7 @@ final class LocalMemory {
         }
     }
 
-    /** Collections asked for so far. */
+    /** Collections this process asked for that ran (System.gc() may do nothing). */
     static long collections() {
         return COLLECTIONS.get();
     }
@@ -216,26 +220,50 @@ final class LocalMemory {
             return;
         }
         LIVE.addAndGet(-size);
-        COLLECTIONS.incrementAndGet();
+        if (collect()) {
+            COLLECTIONS.incrementAndGet();
+            awaitCleaner(size, mapping);
+        }
+        // room for more than is in use now (and for one array larger than the room): a large
+        // working set does not collect on every allocation, and a cleaner that lags behind raises
+        // the limit only by a step, which free() takes back as the cleaner catches up
+        LIMIT.set(LIVE.get() + Math.max(room, size));
+        LIVE.addAndGet(size);
+    }
+
+    /**
+     * System.gc(); false if no collection ran ({@code -XX:+DisableExplicitGC}, Epsilon): then no
+     * cleaner is coming, and waiting for it would stall the caller ~1 s per room. An object only a
+     * weak reference reaches is gone after a collection.
+     */
+    private static boolean collect() {
+        WeakReference<Object> probe = new WeakReference<>(new Object());
+        sentinel = probe;
         System.gc();
-        // the cleaner thread frees after the collection: give it a moment, as java.nio.Bits does;
-        // once there is room, a mapping also waits a few ms for a cached piece that fits while the
-        // cleaner is still freeing (the first freed may be a smaller result's, and a fresh mapping
-        // costs 45 ms per 128 MiB here)
+        return probe.refersTo(null);
+    }
+
+    /**
+     * The cleaner thread frees after the collection: give it a moment, as java.nio.Bits does; once
+     * there is room, a mapping also waits a few ms for a cached piece that fits while the cleaner
+     * is still freeing (the first freed may be a smaller result's, and a fresh mapping costs 45 ms
+     * per 128 MiB here).
+     */
+    private static void awaitCleaner(long size, boolean mapping) {
         long seen = -1;
         int afterRoom = 0;
         for (long sleep = 1; sleep <= 512; ) {
             long now = LIVE.get();
             boolean enough = now + size <= LIMIT.get();
             if (enough && (!mapping || afterRoom == 4 || now == seen || CACHE.fits(size))) {
-                break;
+                return;
             }
             seen = now;
             try {
                 Thread.sleep(enough ? 1 : sleep);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                break;
+                return;
             }
             if (enough) {
                 afterRoom++;
@@ -243,10 +271,5 @@ final class LocalMemory {
                 sleep <<= 1;
             }
         }
-        // room for more than is in use now (and for one array larger than the room): a large
-        // working set does not collect on every allocation, and a cleaner that lags behind raises
-        // the limit only by a step, which free() takes back as the cleaner catches up
-        LIMIT.set(LIVE.get() + Math.max(room, size));
-        LIVE.addAndGet(size);
     }
 }

@@ -31,16 +31,12 @@ final class MachineMemory {
         return 0;
     }
 
-    /** The memory limit of this process's cgroup (v2's memory.max, else v1's, as a container sees it); 0 if none or unknown. */
+    /** The memory limit of this process's cgroup (v2, else v1, as a container sees it); 0 if none or unknown. */
     private static long cgroupMax() {
         try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/cgroup"))) {
-                // "0::/the/group" is cgroup v2's line
-                Path v2 = line.startsWith("0::") ? Path.of("/sys/fs/cgroup" + line.substring(3), "memory.max") : null;
-                if (v2 != null && Files.isReadable(v2)) {
-                    String text = Files.readString(v2).strip();
-                    return text.equals("max") ? 0 : Long.parseLong(text);
-                }
+            long v2 = cgroupV2Max(Files.readString(Path.of("/proc/self/cgroup")), Path.of("/sys/fs/cgroup"));
+            if (v2 >= 0) {
+                return v2;
             }
             Path v1 = Path.of("/sys/fs/cgroup/memory/memory.limit_in_bytes");
             // no limit reads as a huge number, which the caller's minimum ignores
@@ -48,5 +44,34 @@ final class MachineMemory {
         } catch (IOException | RuntimeException e) {
             return 0;
         }
+    }
+
+    /**
+     * The lowest memory.max of the v2 group that {@code procSelfCgroup} (the text of
+     * /proc/self/cgroup) names and of its parents up to {@code root}, as a parent's limit holds
+     * for every group under it; 0 if none sets one; -1 if there is no v2 group (v1 only).
+     */
+    static long cgroupV2Max(String procSelfCgroup, Path root) throws IOException {
+        for (String line : procSelfCgroup.split("\n")) {
+            // "0::/the/group" is cgroup v2's line
+            if (!line.startsWith("0::/")) {
+                continue;
+            }
+            long lowest = 0;
+            boolean seen = false;
+            for (Path group = root.resolve(line.substring(4).strip()).normalize(); group != null && group.startsWith(root); group = group.getParent()) {
+                Path max = group.resolve("memory.max");
+                if (Files.isReadable(max)) {
+                    seen = true;
+                    String text = Files.readString(max).strip();
+                    long limit = text.equals("max") ? 0 : Long.parseLong(text);
+                    if (limit > 0 && (lowest == 0 || limit < lowest)) {
+                        lowest = limit;
+                    }
+                }
+            }
+            return seen || Files.isReadable(root.resolve("cgroup.controllers")) ? lowest : -1;
+        }
+        return -1;
     }
 }

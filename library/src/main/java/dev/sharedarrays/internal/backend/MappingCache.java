@@ -1,6 +1,7 @@
 package dev.sharedarrays.internal.backend;
 
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.TreeMap;
 
 /**
@@ -53,22 +54,37 @@ final class MappingCache {
         return new long[] {address, length};
     }
 
-    /** Caches a freed piece, then unmaps what is past {@code keepAtMost} bytes in all. */
-    synchronized void put(long address, long length, long keepAtMost) {
-        add(address, length);
-        while (bytes > keepAtMost) {
-            var e = byLength.firstEntry();
-            long piece = e.getKey();
-            long at = e.getValue().getLast();
-            long cut = Math.min(piece, (bytes - keepAtMost + grain - 1) / grain * grain);
-            remove(at, piece);
-            if (piece - cut <= minRest) {
-                cut = piece;
-            } else {
-                add(at, piece - cut);
+    /**
+     * Caches a freed piece, then unmaps what is past {@code keepAtMost} bytes in all: after leaving
+     * the lock, as unmapping a large cut takes long and allocations wait on the lock.
+     */
+    void put(long address, long length, long keepAtMost) {
+        long[] cuts = new long[0];
+        int n = 0;
+        synchronized (this) {
+            add(address, length);
+            while (bytes > keepAtMost) {
+                var e = byLength.firstEntry();
+                long piece = e.getKey();
+                long at = e.getValue().getLast();
+                long cut = Math.min(piece, (bytes - keepAtMost + grain - 1) / grain * grain);
+                remove(at, piece);
+                if (piece - cut <= minRest) {
+                    cut = piece;
+                } else {
+                    add(at, piece - cut);
+                }
+                if (n == cuts.length) {
+                    cuts = Arrays.copyOf(cuts, Math.max(4, 2 * n));
+                }
+                cuts[n++] = at + piece - cut;
+                cuts[n++] = cut;
             }
+        }
+        // no longer cached, so no one else holds these ranges
+        for (int i = 0; i < n; i += 2) {
             try {
-                unmapper.unmap(at + piece - cut, cut);
+                unmapper.unmap(cuts[i], cuts[i + 1]);
             } catch (RuntimeException ex) {
                 // never on page-aligned memory of ours; if it happens that memory is lost, not reused
             }

@@ -59,4 +59,22 @@ class MappingCacheTest : FunSpec({
         c.take(128 * mib)!!.toList() shouldBe listOf(base, 128 * mib)
         c.take(8 * mib)!!.toList() shouldBe listOf(base + 1200 * mib, 8 * mib)
     }
+
+    test("trimming unmaps after leaving the lock: another thread's allocation does not wait for munmap") {
+        lateinit var c: MappingCache
+        val others = mutableListOf<Boolean>()
+        c = MappingCache(64L shl 10, 256L shl 10) { _, _ ->
+            val other = Thread {
+                val fits = c.fits(mib)
+                synchronized(others) { others.add(fits) }
+            }
+            other.start()
+            other.join(5_000)
+            synchronized(others) { others.add(!other.isAlive) }
+        }
+        c.put(base, 16 * mib, 1L shl 40)
+        c.put(base + 64 * mib, 16 * mib, 16 * mib)
+        // the unmapper ran once, and in it the other thread got through the cache's lock
+        synchronized(others) { others.toList() } shouldBe listOf(true, true)
+    }
 })
