@@ -5,18 +5,18 @@ import io.kotest.matchers.shouldBe
 import java.nio.file.Files
 import java.nio.file.Path
 
-/** The cgroup v2 limit on made-up cgroup trees: a parent's memory.max holds for the groups under it. */
+/** The cgroup limit on made-up cgroup trees (v2 and v1): a parent's limit holds for the groups under it. */
 class MachineMemoryTest : FunSpec({
     val gib = 1L shl 30
 
-    fun tree(vararg limits: Pair<String, String>, unified: Boolean = true): Path {
+    fun tree(vararg limits: Pair<String, String>, unified: Boolean = true, file: String = "memory.max"): Path {
         val root = Files.createTempDirectory("cgroup-tree")
         if (unified) {
             Files.writeString(root.resolve("cgroup.controllers"), "cpu memory pids\n")
         }
         for ((group, max) in limits) {
             val dir = Files.createDirectories(root.resolve(group))
-            Files.writeString(dir.resolve("memory.max"), max + "\n")
+            Files.writeString(dir.resolve(file), max + "\n")
         }
         return root
     }
@@ -24,7 +24,7 @@ class MachineMemoryTest : FunSpec({
     fun Path.deleteTree() = Files.walk(this).use { s -> s.sorted(Comparator.reverseOrder()).forEach(Files::delete) }
 
     fun limitOf(root: Path, cgroupFile: String): Long = try {
-        MachineMemory.cgroupV2Max(cgroupFile, root)
+        MachineMemory.cgroupLimit(cgroupFile, root)
     } finally {
         root.deleteTree()
     }
@@ -48,8 +48,13 @@ class MachineMemoryTest : FunSpec({
         limitOf(tree("" to "${2 * gib}"), "0::/\n") shouldBe 2 * gib
     }
 
-    test("no v2 hierarchy (v1 or hybrid, as on the build machine): -1, so v1's limit is read") {
-        limitOf(tree(unified = false), "4:memory:/x\n0::/\n") shouldBe -1
-        limitOf(tree(), "4:memory:/x\n") shouldBe -1
+    test("v1 (or v1 memory beside a v2 tree, as on the build machine): memory.limit_in_bytes of the memory group and its parents") {
+        val unlimited = "9223372036854771712"
+        fun v1(vararg limits: Pair<String, String>) = tree(*limits, unified = false, file = "memory.limit_in_bytes")
+        val lines = "4:memory:/api/job\n3:cpu,cpuacct:/api\n0::/\n"
+        limitOf(v1("memory" to unlimited, "memory/api" to "${gib}", "memory/api/job" to unlimited), lines) shouldBe gib
+        limitOf(v1("memory" to unlimited, "memory/api" to unlimited, "memory/api/job" to unlimited), lines) shouldBe 0
+        // in a container the path printed is the host's; the container's group is mounted as the root
+        limitOf(v1("memory" to "${2 * gib}"), "4:memory:/host/path\n") shouldBe 2 * gib
     }
 })
