@@ -1,7 +1,8 @@
 package dev.sharedarrays.internal.backend;
 
 import java.util.ArrayDeque;
-import java.util.Arrays;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.TreeMap;
 
 /**
@@ -59,8 +60,7 @@ final class MappingCache {
      * the lock, as unmapping a large cut takes long and allocations wait on the lock.
      */
     void put(long address, long length, long keepAtMost) {
-        long[] cuts = new long[0];
-        int n = 0;
+        List<long[]> cuts = new ArrayList<>();
         synchronized (this) {
             add(address, length);
             while (bytes > keepAtMost) {
@@ -74,17 +74,13 @@ final class MappingCache {
                 } else {
                     add(at, piece - cut);
                 }
-                if (n == cuts.length) {
-                    cuts = Arrays.copyOf(cuts, Math.max(4, 2 * n));
-                }
-                cuts[n++] = at + piece - cut;
-                cuts[n++] = cut;
+                cuts.add(new long[] {at + piece - cut, cut});
             }
         }
         // no longer cached, so no one else holds these ranges
-        for (int i = 0; i < n; i += 2) {
+        for (long[] range : cuts) {
             try {
-                unmapper.unmap(cuts[i], cuts[i + 1]);
+                unmapper.unmap(range[0], range[1]);
             } catch (RuntimeException ex) {
                 // never on page-aligned memory of ours; if it happens that memory is lost, not reused
             }
