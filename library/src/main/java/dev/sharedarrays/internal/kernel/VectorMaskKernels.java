@@ -187,10 +187,63 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void gtSF64(MemorySegment a, long ao, MemorySegment o, long oo, long n, double v) {
         FaultMark.touch();
         DoubleVector s = DoubleVector.broadcast(D, v);
+        if (16 * D.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += D.length()) {
+                    bits |= DoubleVector.fromMemorySegment(D, a, ao + (i + j) * 8, LE).compare(VectorOperators.GT, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += D.length()) {
-                bits |= DoubleVector.fromMemorySegment(D, a, ao + (i + j) * 8, LE).compare(VectorOperators.GT, s).toLong() << j;
+            long p = ao + i * 8;
+            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GT, s).toLong();
+            if (1 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 1L * 8 * D.length(), LE).compare(VectorOperators.GT, s).toLong() << (1 * D.length());
+            }
+            if (2 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 2L * 8 * D.length(), LE).compare(VectorOperators.GT, s).toLong() << (2 * D.length());
+            }
+            if (3 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 3L * 8 * D.length(), LE).compare(VectorOperators.GT, s).toLong() << (3 * D.length());
+            }
+            if (4 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 4L * 8 * D.length(), LE).compare(VectorOperators.GT, s).toLong() << (4 * D.length());
+            }
+            if (5 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 5L * 8 * D.length(), LE).compare(VectorOperators.GT, s).toLong() << (5 * D.length());
+            }
+            if (6 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 6L * 8 * D.length(), LE).compare(VectorOperators.GT, s).toLong() << (6 * D.length());
+            }
+            if (7 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 7L * 8 * D.length(), LE).compare(VectorOperators.GT, s).toLong() << (7 * D.length());
+            }
+            if (8 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 8L * 8 * D.length(), LE).compare(VectorOperators.GT, s).toLong() << (8 * D.length());
+            }
+            if (9 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 9L * 8 * D.length(), LE).compare(VectorOperators.GT, s).toLong() << (9 * D.length());
+            }
+            if (10 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 10L * 8 * D.length(), LE).compare(VectorOperators.GT, s).toLong() << (10 * D.length());
+            }
+            if (11 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 11L * 8 * D.length(), LE).compare(VectorOperators.GT, s).toLong() << (11 * D.length());
+            }
+            if (12 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 12L * 8 * D.length(), LE).compare(VectorOperators.GT, s).toLong() << (12 * D.length());
+            }
+            if (13 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 13L * 8 * D.length(), LE).compare(VectorOperators.GT, s).toLong() << (13 * D.length());
+            }
+            if (14 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 14L * 8 * D.length(), LE).compare(VectorOperators.GT, s).toLong() << (14 * D.length());
+            }
+            if (15 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 15L * 8 * D.length(), LE).compare(VectorOperators.GT, s).toLong() << (15 * D.length());
             }
             spread(o, oo + i, bits);
         }
@@ -199,10 +252,63 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void ltSF64(MemorySegment a, long ao, MemorySegment o, long oo, long n, double v) {
         FaultMark.touch();
         DoubleVector s = DoubleVector.broadcast(D, v);
+        if (16 * D.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += D.length()) {
+                    bits |= DoubleVector.fromMemorySegment(D, a, ao + (i + j) * 8, LE).compare(VectorOperators.LT, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += D.length()) {
-                bits |= DoubleVector.fromMemorySegment(D, a, ao + (i + j) * 8, LE).compare(VectorOperators.LT, s).toLong() << j;
+            long p = ao + i * 8;
+            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LT, s).toLong();
+            if (1 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 1L * 8 * D.length(), LE).compare(VectorOperators.LT, s).toLong() << (1 * D.length());
+            }
+            if (2 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 2L * 8 * D.length(), LE).compare(VectorOperators.LT, s).toLong() << (2 * D.length());
+            }
+            if (3 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 3L * 8 * D.length(), LE).compare(VectorOperators.LT, s).toLong() << (3 * D.length());
+            }
+            if (4 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 4L * 8 * D.length(), LE).compare(VectorOperators.LT, s).toLong() << (4 * D.length());
+            }
+            if (5 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 5L * 8 * D.length(), LE).compare(VectorOperators.LT, s).toLong() << (5 * D.length());
+            }
+            if (6 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 6L * 8 * D.length(), LE).compare(VectorOperators.LT, s).toLong() << (6 * D.length());
+            }
+            if (7 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 7L * 8 * D.length(), LE).compare(VectorOperators.LT, s).toLong() << (7 * D.length());
+            }
+            if (8 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 8L * 8 * D.length(), LE).compare(VectorOperators.LT, s).toLong() << (8 * D.length());
+            }
+            if (9 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 9L * 8 * D.length(), LE).compare(VectorOperators.LT, s).toLong() << (9 * D.length());
+            }
+            if (10 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 10L * 8 * D.length(), LE).compare(VectorOperators.LT, s).toLong() << (10 * D.length());
+            }
+            if (11 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 11L * 8 * D.length(), LE).compare(VectorOperators.LT, s).toLong() << (11 * D.length());
+            }
+            if (12 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 12L * 8 * D.length(), LE).compare(VectorOperators.LT, s).toLong() << (12 * D.length());
+            }
+            if (13 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 13L * 8 * D.length(), LE).compare(VectorOperators.LT, s).toLong() << (13 * D.length());
+            }
+            if (14 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 14L * 8 * D.length(), LE).compare(VectorOperators.LT, s).toLong() << (14 * D.length());
+            }
+            if (15 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 15L * 8 * D.length(), LE).compare(VectorOperators.LT, s).toLong() << (15 * D.length());
             }
             spread(o, oo + i, bits);
         }
@@ -211,10 +317,63 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void geSF64(MemorySegment a, long ao, MemorySegment o, long oo, long n, double v) {
         FaultMark.touch();
         DoubleVector s = DoubleVector.broadcast(D, v);
+        if (16 * D.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += D.length()) {
+                    bits |= DoubleVector.fromMemorySegment(D, a, ao + (i + j) * 8, LE).compare(VectorOperators.GE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += D.length()) {
-                bits |= DoubleVector.fromMemorySegment(D, a, ao + (i + j) * 8, LE).compare(VectorOperators.GE, s).toLong() << j;
+            long p = ao + i * 8;
+            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GE, s).toLong();
+            if (1 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 1L * 8 * D.length(), LE).compare(VectorOperators.GE, s).toLong() << (1 * D.length());
+            }
+            if (2 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 2L * 8 * D.length(), LE).compare(VectorOperators.GE, s).toLong() << (2 * D.length());
+            }
+            if (3 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 3L * 8 * D.length(), LE).compare(VectorOperators.GE, s).toLong() << (3 * D.length());
+            }
+            if (4 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 4L * 8 * D.length(), LE).compare(VectorOperators.GE, s).toLong() << (4 * D.length());
+            }
+            if (5 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 5L * 8 * D.length(), LE).compare(VectorOperators.GE, s).toLong() << (5 * D.length());
+            }
+            if (6 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 6L * 8 * D.length(), LE).compare(VectorOperators.GE, s).toLong() << (6 * D.length());
+            }
+            if (7 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 7L * 8 * D.length(), LE).compare(VectorOperators.GE, s).toLong() << (7 * D.length());
+            }
+            if (8 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 8L * 8 * D.length(), LE).compare(VectorOperators.GE, s).toLong() << (8 * D.length());
+            }
+            if (9 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 9L * 8 * D.length(), LE).compare(VectorOperators.GE, s).toLong() << (9 * D.length());
+            }
+            if (10 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 10L * 8 * D.length(), LE).compare(VectorOperators.GE, s).toLong() << (10 * D.length());
+            }
+            if (11 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 11L * 8 * D.length(), LE).compare(VectorOperators.GE, s).toLong() << (11 * D.length());
+            }
+            if (12 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 12L * 8 * D.length(), LE).compare(VectorOperators.GE, s).toLong() << (12 * D.length());
+            }
+            if (13 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 13L * 8 * D.length(), LE).compare(VectorOperators.GE, s).toLong() << (13 * D.length());
+            }
+            if (14 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 14L * 8 * D.length(), LE).compare(VectorOperators.GE, s).toLong() << (14 * D.length());
+            }
+            if (15 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 15L * 8 * D.length(), LE).compare(VectorOperators.GE, s).toLong() << (15 * D.length());
             }
             spread(o, oo + i, bits);
         }
@@ -223,10 +382,63 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void leSF64(MemorySegment a, long ao, MemorySegment o, long oo, long n, double v) {
         FaultMark.touch();
         DoubleVector s = DoubleVector.broadcast(D, v);
+        if (16 * D.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += D.length()) {
+                    bits |= DoubleVector.fromMemorySegment(D, a, ao + (i + j) * 8, LE).compare(VectorOperators.LE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += D.length()) {
-                bits |= DoubleVector.fromMemorySegment(D, a, ao + (i + j) * 8, LE).compare(VectorOperators.LE, s).toLong() << j;
+            long p = ao + i * 8;
+            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LE, s).toLong();
+            if (1 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 1L * 8 * D.length(), LE).compare(VectorOperators.LE, s).toLong() << (1 * D.length());
+            }
+            if (2 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 2L * 8 * D.length(), LE).compare(VectorOperators.LE, s).toLong() << (2 * D.length());
+            }
+            if (3 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 3L * 8 * D.length(), LE).compare(VectorOperators.LE, s).toLong() << (3 * D.length());
+            }
+            if (4 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 4L * 8 * D.length(), LE).compare(VectorOperators.LE, s).toLong() << (4 * D.length());
+            }
+            if (5 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 5L * 8 * D.length(), LE).compare(VectorOperators.LE, s).toLong() << (5 * D.length());
+            }
+            if (6 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 6L * 8 * D.length(), LE).compare(VectorOperators.LE, s).toLong() << (6 * D.length());
+            }
+            if (7 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 7L * 8 * D.length(), LE).compare(VectorOperators.LE, s).toLong() << (7 * D.length());
+            }
+            if (8 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 8L * 8 * D.length(), LE).compare(VectorOperators.LE, s).toLong() << (8 * D.length());
+            }
+            if (9 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 9L * 8 * D.length(), LE).compare(VectorOperators.LE, s).toLong() << (9 * D.length());
+            }
+            if (10 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 10L * 8 * D.length(), LE).compare(VectorOperators.LE, s).toLong() << (10 * D.length());
+            }
+            if (11 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 11L * 8 * D.length(), LE).compare(VectorOperators.LE, s).toLong() << (11 * D.length());
+            }
+            if (12 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 12L * 8 * D.length(), LE).compare(VectorOperators.LE, s).toLong() << (12 * D.length());
+            }
+            if (13 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 13L * 8 * D.length(), LE).compare(VectorOperators.LE, s).toLong() << (13 * D.length());
+            }
+            if (14 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 14L * 8 * D.length(), LE).compare(VectorOperators.LE, s).toLong() << (14 * D.length());
+            }
+            if (15 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 15L * 8 * D.length(), LE).compare(VectorOperators.LE, s).toLong() << (15 * D.length());
             }
             spread(o, oo + i, bits);
         }
@@ -235,10 +447,63 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void eqSF64(MemorySegment a, long ao, MemorySegment o, long oo, long n, double v) {
         FaultMark.touch();
         DoubleVector s = DoubleVector.broadcast(D, v);
+        if (16 * D.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += D.length()) {
+                    bits |= DoubleVector.fromMemorySegment(D, a, ao + (i + j) * 8, LE).compare(VectorOperators.EQ, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += D.length()) {
-                bits |= DoubleVector.fromMemorySegment(D, a, ao + (i + j) * 8, LE).compare(VectorOperators.EQ, s).toLong() << j;
+            long p = ao + i * 8;
+            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.EQ, s).toLong();
+            if (1 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 1L * 8 * D.length(), LE).compare(VectorOperators.EQ, s).toLong() << (1 * D.length());
+            }
+            if (2 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 2L * 8 * D.length(), LE).compare(VectorOperators.EQ, s).toLong() << (2 * D.length());
+            }
+            if (3 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 3L * 8 * D.length(), LE).compare(VectorOperators.EQ, s).toLong() << (3 * D.length());
+            }
+            if (4 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 4L * 8 * D.length(), LE).compare(VectorOperators.EQ, s).toLong() << (4 * D.length());
+            }
+            if (5 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 5L * 8 * D.length(), LE).compare(VectorOperators.EQ, s).toLong() << (5 * D.length());
+            }
+            if (6 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 6L * 8 * D.length(), LE).compare(VectorOperators.EQ, s).toLong() << (6 * D.length());
+            }
+            if (7 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 7L * 8 * D.length(), LE).compare(VectorOperators.EQ, s).toLong() << (7 * D.length());
+            }
+            if (8 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 8L * 8 * D.length(), LE).compare(VectorOperators.EQ, s).toLong() << (8 * D.length());
+            }
+            if (9 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 9L * 8 * D.length(), LE).compare(VectorOperators.EQ, s).toLong() << (9 * D.length());
+            }
+            if (10 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 10L * 8 * D.length(), LE).compare(VectorOperators.EQ, s).toLong() << (10 * D.length());
+            }
+            if (11 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 11L * 8 * D.length(), LE).compare(VectorOperators.EQ, s).toLong() << (11 * D.length());
+            }
+            if (12 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 12L * 8 * D.length(), LE).compare(VectorOperators.EQ, s).toLong() << (12 * D.length());
+            }
+            if (13 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 13L * 8 * D.length(), LE).compare(VectorOperators.EQ, s).toLong() << (13 * D.length());
+            }
+            if (14 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 14L * 8 * D.length(), LE).compare(VectorOperators.EQ, s).toLong() << (14 * D.length());
+            }
+            if (15 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 15L * 8 * D.length(), LE).compare(VectorOperators.EQ, s).toLong() << (15 * D.length());
             }
             spread(o, oo + i, bits);
         }
@@ -247,10 +512,63 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void neSF64(MemorySegment a, long ao, MemorySegment o, long oo, long n, double v) {
         FaultMark.touch();
         DoubleVector s = DoubleVector.broadcast(D, v);
+        if (16 * D.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += D.length()) {
+                    bits |= DoubleVector.fromMemorySegment(D, a, ao + (i + j) * 8, LE).compare(VectorOperators.NE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += D.length()) {
-                bits |= DoubleVector.fromMemorySegment(D, a, ao + (i + j) * 8, LE).compare(VectorOperators.NE, s).toLong() << j;
+            long p = ao + i * 8;
+            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.NE, s).toLong();
+            if (1 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 1L * 8 * D.length(), LE).compare(VectorOperators.NE, s).toLong() << (1 * D.length());
+            }
+            if (2 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 2L * 8 * D.length(), LE).compare(VectorOperators.NE, s).toLong() << (2 * D.length());
+            }
+            if (3 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 3L * 8 * D.length(), LE).compare(VectorOperators.NE, s).toLong() << (3 * D.length());
+            }
+            if (4 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 4L * 8 * D.length(), LE).compare(VectorOperators.NE, s).toLong() << (4 * D.length());
+            }
+            if (5 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 5L * 8 * D.length(), LE).compare(VectorOperators.NE, s).toLong() << (5 * D.length());
+            }
+            if (6 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 6L * 8 * D.length(), LE).compare(VectorOperators.NE, s).toLong() << (6 * D.length());
+            }
+            if (7 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 7L * 8 * D.length(), LE).compare(VectorOperators.NE, s).toLong() << (7 * D.length());
+            }
+            if (8 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 8L * 8 * D.length(), LE).compare(VectorOperators.NE, s).toLong() << (8 * D.length());
+            }
+            if (9 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 9L * 8 * D.length(), LE).compare(VectorOperators.NE, s).toLong() << (9 * D.length());
+            }
+            if (10 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 10L * 8 * D.length(), LE).compare(VectorOperators.NE, s).toLong() << (10 * D.length());
+            }
+            if (11 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 11L * 8 * D.length(), LE).compare(VectorOperators.NE, s).toLong() << (11 * D.length());
+            }
+            if (12 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 12L * 8 * D.length(), LE).compare(VectorOperators.NE, s).toLong() << (12 * D.length());
+            }
+            if (13 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 13L * 8 * D.length(), LE).compare(VectorOperators.NE, s).toLong() << (13 * D.length());
+            }
+            if (14 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 14L * 8 * D.length(), LE).compare(VectorOperators.NE, s).toLong() << (14 * D.length());
+            }
+            if (15 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 15L * 8 * D.length(), LE).compare(VectorOperators.NE, s).toLong() << (15 * D.length());
             }
             spread(o, oo + i, bits);
         }
@@ -259,10 +577,39 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void gtSF32(MemorySegment a, long ao, MemorySegment o, long oo, long n, float v) {
         FaultMark.touch();
         FloatVector s = FloatVector.broadcast(F, v);
+        if (8 * F.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += F.length()) {
+                    bits |= FloatVector.fromMemorySegment(F, a, ao + (i + j) * 4, LE).compare(VectorOperators.GT, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += F.length()) {
-                bits |= FloatVector.fromMemorySegment(F, a, ao + (i + j) * 4, LE).compare(VectorOperators.GT, s).toLong() << j;
+            long p = ao + i * 4;
+            long bits = FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.GT, s).toLong();
+            if (1 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 1L * 4 * F.length(), LE).compare(VectorOperators.GT, s).toLong() << (1 * F.length());
+            }
+            if (2 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 2L * 4 * F.length(), LE).compare(VectorOperators.GT, s).toLong() << (2 * F.length());
+            }
+            if (3 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 3L * 4 * F.length(), LE).compare(VectorOperators.GT, s).toLong() << (3 * F.length());
+            }
+            if (4 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 4L * 4 * F.length(), LE).compare(VectorOperators.GT, s).toLong() << (4 * F.length());
+            }
+            if (5 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 5L * 4 * F.length(), LE).compare(VectorOperators.GT, s).toLong() << (5 * F.length());
+            }
+            if (6 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 6L * 4 * F.length(), LE).compare(VectorOperators.GT, s).toLong() << (6 * F.length());
+            }
+            if (7 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 7L * 4 * F.length(), LE).compare(VectorOperators.GT, s).toLong() << (7 * F.length());
             }
             spread(o, oo + i, bits);
         }
@@ -271,10 +618,39 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void ltSF32(MemorySegment a, long ao, MemorySegment o, long oo, long n, float v) {
         FaultMark.touch();
         FloatVector s = FloatVector.broadcast(F, v);
+        if (8 * F.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += F.length()) {
+                    bits |= FloatVector.fromMemorySegment(F, a, ao + (i + j) * 4, LE).compare(VectorOperators.LT, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += F.length()) {
-                bits |= FloatVector.fromMemorySegment(F, a, ao + (i + j) * 4, LE).compare(VectorOperators.LT, s).toLong() << j;
+            long p = ao + i * 4;
+            long bits = FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.LT, s).toLong();
+            if (1 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 1L * 4 * F.length(), LE).compare(VectorOperators.LT, s).toLong() << (1 * F.length());
+            }
+            if (2 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 2L * 4 * F.length(), LE).compare(VectorOperators.LT, s).toLong() << (2 * F.length());
+            }
+            if (3 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 3L * 4 * F.length(), LE).compare(VectorOperators.LT, s).toLong() << (3 * F.length());
+            }
+            if (4 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 4L * 4 * F.length(), LE).compare(VectorOperators.LT, s).toLong() << (4 * F.length());
+            }
+            if (5 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 5L * 4 * F.length(), LE).compare(VectorOperators.LT, s).toLong() << (5 * F.length());
+            }
+            if (6 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 6L * 4 * F.length(), LE).compare(VectorOperators.LT, s).toLong() << (6 * F.length());
+            }
+            if (7 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 7L * 4 * F.length(), LE).compare(VectorOperators.LT, s).toLong() << (7 * F.length());
             }
             spread(o, oo + i, bits);
         }
@@ -283,10 +659,39 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void geSF32(MemorySegment a, long ao, MemorySegment o, long oo, long n, float v) {
         FaultMark.touch();
         FloatVector s = FloatVector.broadcast(F, v);
+        if (8 * F.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += F.length()) {
+                    bits |= FloatVector.fromMemorySegment(F, a, ao + (i + j) * 4, LE).compare(VectorOperators.GE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += F.length()) {
-                bits |= FloatVector.fromMemorySegment(F, a, ao + (i + j) * 4, LE).compare(VectorOperators.GE, s).toLong() << j;
+            long p = ao + i * 4;
+            long bits = FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.GE, s).toLong();
+            if (1 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 1L * 4 * F.length(), LE).compare(VectorOperators.GE, s).toLong() << (1 * F.length());
+            }
+            if (2 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 2L * 4 * F.length(), LE).compare(VectorOperators.GE, s).toLong() << (2 * F.length());
+            }
+            if (3 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 3L * 4 * F.length(), LE).compare(VectorOperators.GE, s).toLong() << (3 * F.length());
+            }
+            if (4 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 4L * 4 * F.length(), LE).compare(VectorOperators.GE, s).toLong() << (4 * F.length());
+            }
+            if (5 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 5L * 4 * F.length(), LE).compare(VectorOperators.GE, s).toLong() << (5 * F.length());
+            }
+            if (6 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 6L * 4 * F.length(), LE).compare(VectorOperators.GE, s).toLong() << (6 * F.length());
+            }
+            if (7 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 7L * 4 * F.length(), LE).compare(VectorOperators.GE, s).toLong() << (7 * F.length());
             }
             spread(o, oo + i, bits);
         }
@@ -295,10 +700,39 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void leSF32(MemorySegment a, long ao, MemorySegment o, long oo, long n, float v) {
         FaultMark.touch();
         FloatVector s = FloatVector.broadcast(F, v);
+        if (8 * F.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += F.length()) {
+                    bits |= FloatVector.fromMemorySegment(F, a, ao + (i + j) * 4, LE).compare(VectorOperators.LE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += F.length()) {
-                bits |= FloatVector.fromMemorySegment(F, a, ao + (i + j) * 4, LE).compare(VectorOperators.LE, s).toLong() << j;
+            long p = ao + i * 4;
+            long bits = FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.LE, s).toLong();
+            if (1 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 1L * 4 * F.length(), LE).compare(VectorOperators.LE, s).toLong() << (1 * F.length());
+            }
+            if (2 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 2L * 4 * F.length(), LE).compare(VectorOperators.LE, s).toLong() << (2 * F.length());
+            }
+            if (3 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 3L * 4 * F.length(), LE).compare(VectorOperators.LE, s).toLong() << (3 * F.length());
+            }
+            if (4 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 4L * 4 * F.length(), LE).compare(VectorOperators.LE, s).toLong() << (4 * F.length());
+            }
+            if (5 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 5L * 4 * F.length(), LE).compare(VectorOperators.LE, s).toLong() << (5 * F.length());
+            }
+            if (6 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 6L * 4 * F.length(), LE).compare(VectorOperators.LE, s).toLong() << (6 * F.length());
+            }
+            if (7 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 7L * 4 * F.length(), LE).compare(VectorOperators.LE, s).toLong() << (7 * F.length());
             }
             spread(o, oo + i, bits);
         }
@@ -307,10 +741,39 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void eqSF32(MemorySegment a, long ao, MemorySegment o, long oo, long n, float v) {
         FaultMark.touch();
         FloatVector s = FloatVector.broadcast(F, v);
+        if (8 * F.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += F.length()) {
+                    bits |= FloatVector.fromMemorySegment(F, a, ao + (i + j) * 4, LE).compare(VectorOperators.EQ, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += F.length()) {
-                bits |= FloatVector.fromMemorySegment(F, a, ao + (i + j) * 4, LE).compare(VectorOperators.EQ, s).toLong() << j;
+            long p = ao + i * 4;
+            long bits = FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.EQ, s).toLong();
+            if (1 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 1L * 4 * F.length(), LE).compare(VectorOperators.EQ, s).toLong() << (1 * F.length());
+            }
+            if (2 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 2L * 4 * F.length(), LE).compare(VectorOperators.EQ, s).toLong() << (2 * F.length());
+            }
+            if (3 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 3L * 4 * F.length(), LE).compare(VectorOperators.EQ, s).toLong() << (3 * F.length());
+            }
+            if (4 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 4L * 4 * F.length(), LE).compare(VectorOperators.EQ, s).toLong() << (4 * F.length());
+            }
+            if (5 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 5L * 4 * F.length(), LE).compare(VectorOperators.EQ, s).toLong() << (5 * F.length());
+            }
+            if (6 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 6L * 4 * F.length(), LE).compare(VectorOperators.EQ, s).toLong() << (6 * F.length());
+            }
+            if (7 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 7L * 4 * F.length(), LE).compare(VectorOperators.EQ, s).toLong() << (7 * F.length());
             }
             spread(o, oo + i, bits);
         }
@@ -319,10 +782,39 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void neSF32(MemorySegment a, long ao, MemorySegment o, long oo, long n, float v) {
         FaultMark.touch();
         FloatVector s = FloatVector.broadcast(F, v);
+        if (8 * F.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += F.length()) {
+                    bits |= FloatVector.fromMemorySegment(F, a, ao + (i + j) * 4, LE).compare(VectorOperators.NE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += F.length()) {
-                bits |= FloatVector.fromMemorySegment(F, a, ao + (i + j) * 4, LE).compare(VectorOperators.NE, s).toLong() << j;
+            long p = ao + i * 4;
+            long bits = FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.NE, s).toLong();
+            if (1 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 1L * 4 * F.length(), LE).compare(VectorOperators.NE, s).toLong() << (1 * F.length());
+            }
+            if (2 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 2L * 4 * F.length(), LE).compare(VectorOperators.NE, s).toLong() << (2 * F.length());
+            }
+            if (3 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 3L * 4 * F.length(), LE).compare(VectorOperators.NE, s).toLong() << (3 * F.length());
+            }
+            if (4 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 4L * 4 * F.length(), LE).compare(VectorOperators.NE, s).toLong() << (4 * F.length());
+            }
+            if (5 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 5L * 4 * F.length(), LE).compare(VectorOperators.NE, s).toLong() << (5 * F.length());
+            }
+            if (6 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 6L * 4 * F.length(), LE).compare(VectorOperators.NE, s).toLong() << (6 * F.length());
+            }
+            if (7 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 7L * 4 * F.length(), LE).compare(VectorOperators.NE, s).toLong() << (7 * F.length());
             }
             spread(o, oo + i, bits);
         }
@@ -331,10 +823,63 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void gtSI64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
         FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
+        if (16 * L.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += L.length()) {
+                    bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).compare(VectorOperators.GT, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += L.length()) {
-                bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).compare(VectorOperators.GT, s).toLong() << j;
+            long p = ao + i * 8;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GT, s).toLong();
+            if (1 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 1L * 8 * L.length(), LE).compare(VectorOperators.GT, s).toLong() << (1 * L.length());
+            }
+            if (2 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 2L * 8 * L.length(), LE).compare(VectorOperators.GT, s).toLong() << (2 * L.length());
+            }
+            if (3 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 3L * 8 * L.length(), LE).compare(VectorOperators.GT, s).toLong() << (3 * L.length());
+            }
+            if (4 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 4L * 8 * L.length(), LE).compare(VectorOperators.GT, s).toLong() << (4 * L.length());
+            }
+            if (5 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 5L * 8 * L.length(), LE).compare(VectorOperators.GT, s).toLong() << (5 * L.length());
+            }
+            if (6 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 6L * 8 * L.length(), LE).compare(VectorOperators.GT, s).toLong() << (6 * L.length());
+            }
+            if (7 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 7L * 8 * L.length(), LE).compare(VectorOperators.GT, s).toLong() << (7 * L.length());
+            }
+            if (8 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 8L * 8 * L.length(), LE).compare(VectorOperators.GT, s).toLong() << (8 * L.length());
+            }
+            if (9 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 9L * 8 * L.length(), LE).compare(VectorOperators.GT, s).toLong() << (9 * L.length());
+            }
+            if (10 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 10L * 8 * L.length(), LE).compare(VectorOperators.GT, s).toLong() << (10 * L.length());
+            }
+            if (11 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 11L * 8 * L.length(), LE).compare(VectorOperators.GT, s).toLong() << (11 * L.length());
+            }
+            if (12 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 12L * 8 * L.length(), LE).compare(VectorOperators.GT, s).toLong() << (12 * L.length());
+            }
+            if (13 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 13L * 8 * L.length(), LE).compare(VectorOperators.GT, s).toLong() << (13 * L.length());
+            }
+            if (14 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 14L * 8 * L.length(), LE).compare(VectorOperators.GT, s).toLong() << (14 * L.length());
+            }
+            if (15 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 15L * 8 * L.length(), LE).compare(VectorOperators.GT, s).toLong() << (15 * L.length());
             }
             spread(o, oo + i, bits);
         }
@@ -343,10 +888,63 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void ltSI64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
         FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
+        if (16 * L.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += L.length()) {
+                    bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).compare(VectorOperators.LT, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += L.length()) {
-                bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).compare(VectorOperators.LT, s).toLong() << j;
+            long p = ao + i * 8;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LT, s).toLong();
+            if (1 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 1L * 8 * L.length(), LE).compare(VectorOperators.LT, s).toLong() << (1 * L.length());
+            }
+            if (2 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 2L * 8 * L.length(), LE).compare(VectorOperators.LT, s).toLong() << (2 * L.length());
+            }
+            if (3 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 3L * 8 * L.length(), LE).compare(VectorOperators.LT, s).toLong() << (3 * L.length());
+            }
+            if (4 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 4L * 8 * L.length(), LE).compare(VectorOperators.LT, s).toLong() << (4 * L.length());
+            }
+            if (5 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 5L * 8 * L.length(), LE).compare(VectorOperators.LT, s).toLong() << (5 * L.length());
+            }
+            if (6 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 6L * 8 * L.length(), LE).compare(VectorOperators.LT, s).toLong() << (6 * L.length());
+            }
+            if (7 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 7L * 8 * L.length(), LE).compare(VectorOperators.LT, s).toLong() << (7 * L.length());
+            }
+            if (8 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 8L * 8 * L.length(), LE).compare(VectorOperators.LT, s).toLong() << (8 * L.length());
+            }
+            if (9 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 9L * 8 * L.length(), LE).compare(VectorOperators.LT, s).toLong() << (9 * L.length());
+            }
+            if (10 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 10L * 8 * L.length(), LE).compare(VectorOperators.LT, s).toLong() << (10 * L.length());
+            }
+            if (11 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 11L * 8 * L.length(), LE).compare(VectorOperators.LT, s).toLong() << (11 * L.length());
+            }
+            if (12 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 12L * 8 * L.length(), LE).compare(VectorOperators.LT, s).toLong() << (12 * L.length());
+            }
+            if (13 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 13L * 8 * L.length(), LE).compare(VectorOperators.LT, s).toLong() << (13 * L.length());
+            }
+            if (14 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 14L * 8 * L.length(), LE).compare(VectorOperators.LT, s).toLong() << (14 * L.length());
+            }
+            if (15 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 15L * 8 * L.length(), LE).compare(VectorOperators.LT, s).toLong() << (15 * L.length());
             }
             spread(o, oo + i, bits);
         }
@@ -355,10 +953,63 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void geSI64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
         FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
+        if (16 * L.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += L.length()) {
+                    bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).compare(VectorOperators.GE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += L.length()) {
-                bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).compare(VectorOperators.GE, s).toLong() << j;
+            long p = ao + i * 8;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GE, s).toLong();
+            if (1 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 1L * 8 * L.length(), LE).compare(VectorOperators.GE, s).toLong() << (1 * L.length());
+            }
+            if (2 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 2L * 8 * L.length(), LE).compare(VectorOperators.GE, s).toLong() << (2 * L.length());
+            }
+            if (3 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 3L * 8 * L.length(), LE).compare(VectorOperators.GE, s).toLong() << (3 * L.length());
+            }
+            if (4 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 4L * 8 * L.length(), LE).compare(VectorOperators.GE, s).toLong() << (4 * L.length());
+            }
+            if (5 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 5L * 8 * L.length(), LE).compare(VectorOperators.GE, s).toLong() << (5 * L.length());
+            }
+            if (6 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 6L * 8 * L.length(), LE).compare(VectorOperators.GE, s).toLong() << (6 * L.length());
+            }
+            if (7 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 7L * 8 * L.length(), LE).compare(VectorOperators.GE, s).toLong() << (7 * L.length());
+            }
+            if (8 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 8L * 8 * L.length(), LE).compare(VectorOperators.GE, s).toLong() << (8 * L.length());
+            }
+            if (9 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 9L * 8 * L.length(), LE).compare(VectorOperators.GE, s).toLong() << (9 * L.length());
+            }
+            if (10 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 10L * 8 * L.length(), LE).compare(VectorOperators.GE, s).toLong() << (10 * L.length());
+            }
+            if (11 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 11L * 8 * L.length(), LE).compare(VectorOperators.GE, s).toLong() << (11 * L.length());
+            }
+            if (12 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 12L * 8 * L.length(), LE).compare(VectorOperators.GE, s).toLong() << (12 * L.length());
+            }
+            if (13 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 13L * 8 * L.length(), LE).compare(VectorOperators.GE, s).toLong() << (13 * L.length());
+            }
+            if (14 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 14L * 8 * L.length(), LE).compare(VectorOperators.GE, s).toLong() << (14 * L.length());
+            }
+            if (15 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 15L * 8 * L.length(), LE).compare(VectorOperators.GE, s).toLong() << (15 * L.length());
             }
             spread(o, oo + i, bits);
         }
@@ -367,10 +1018,63 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void leSI64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
         FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
+        if (16 * L.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += L.length()) {
+                    bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).compare(VectorOperators.LE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += L.length()) {
-                bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).compare(VectorOperators.LE, s).toLong() << j;
+            long p = ao + i * 8;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LE, s).toLong();
+            if (1 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 1L * 8 * L.length(), LE).compare(VectorOperators.LE, s).toLong() << (1 * L.length());
+            }
+            if (2 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 2L * 8 * L.length(), LE).compare(VectorOperators.LE, s).toLong() << (2 * L.length());
+            }
+            if (3 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 3L * 8 * L.length(), LE).compare(VectorOperators.LE, s).toLong() << (3 * L.length());
+            }
+            if (4 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 4L * 8 * L.length(), LE).compare(VectorOperators.LE, s).toLong() << (4 * L.length());
+            }
+            if (5 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 5L * 8 * L.length(), LE).compare(VectorOperators.LE, s).toLong() << (5 * L.length());
+            }
+            if (6 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 6L * 8 * L.length(), LE).compare(VectorOperators.LE, s).toLong() << (6 * L.length());
+            }
+            if (7 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 7L * 8 * L.length(), LE).compare(VectorOperators.LE, s).toLong() << (7 * L.length());
+            }
+            if (8 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 8L * 8 * L.length(), LE).compare(VectorOperators.LE, s).toLong() << (8 * L.length());
+            }
+            if (9 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 9L * 8 * L.length(), LE).compare(VectorOperators.LE, s).toLong() << (9 * L.length());
+            }
+            if (10 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 10L * 8 * L.length(), LE).compare(VectorOperators.LE, s).toLong() << (10 * L.length());
+            }
+            if (11 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 11L * 8 * L.length(), LE).compare(VectorOperators.LE, s).toLong() << (11 * L.length());
+            }
+            if (12 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 12L * 8 * L.length(), LE).compare(VectorOperators.LE, s).toLong() << (12 * L.length());
+            }
+            if (13 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 13L * 8 * L.length(), LE).compare(VectorOperators.LE, s).toLong() << (13 * L.length());
+            }
+            if (14 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 14L * 8 * L.length(), LE).compare(VectorOperators.LE, s).toLong() << (14 * L.length());
+            }
+            if (15 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 15L * 8 * L.length(), LE).compare(VectorOperators.LE, s).toLong() << (15 * L.length());
             }
             spread(o, oo + i, bits);
         }
@@ -379,10 +1083,63 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void eqSI64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
         FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
+        if (16 * L.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += L.length()) {
+                    bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).compare(VectorOperators.EQ, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += L.length()) {
-                bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).compare(VectorOperators.EQ, s).toLong() << j;
+            long p = ao + i * 8;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.EQ, s).toLong();
+            if (1 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 1L * 8 * L.length(), LE).compare(VectorOperators.EQ, s).toLong() << (1 * L.length());
+            }
+            if (2 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 2L * 8 * L.length(), LE).compare(VectorOperators.EQ, s).toLong() << (2 * L.length());
+            }
+            if (3 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 3L * 8 * L.length(), LE).compare(VectorOperators.EQ, s).toLong() << (3 * L.length());
+            }
+            if (4 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 4L * 8 * L.length(), LE).compare(VectorOperators.EQ, s).toLong() << (4 * L.length());
+            }
+            if (5 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 5L * 8 * L.length(), LE).compare(VectorOperators.EQ, s).toLong() << (5 * L.length());
+            }
+            if (6 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 6L * 8 * L.length(), LE).compare(VectorOperators.EQ, s).toLong() << (6 * L.length());
+            }
+            if (7 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 7L * 8 * L.length(), LE).compare(VectorOperators.EQ, s).toLong() << (7 * L.length());
+            }
+            if (8 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 8L * 8 * L.length(), LE).compare(VectorOperators.EQ, s).toLong() << (8 * L.length());
+            }
+            if (9 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 9L * 8 * L.length(), LE).compare(VectorOperators.EQ, s).toLong() << (9 * L.length());
+            }
+            if (10 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 10L * 8 * L.length(), LE).compare(VectorOperators.EQ, s).toLong() << (10 * L.length());
+            }
+            if (11 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 11L * 8 * L.length(), LE).compare(VectorOperators.EQ, s).toLong() << (11 * L.length());
+            }
+            if (12 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 12L * 8 * L.length(), LE).compare(VectorOperators.EQ, s).toLong() << (12 * L.length());
+            }
+            if (13 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 13L * 8 * L.length(), LE).compare(VectorOperators.EQ, s).toLong() << (13 * L.length());
+            }
+            if (14 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 14L * 8 * L.length(), LE).compare(VectorOperators.EQ, s).toLong() << (14 * L.length());
+            }
+            if (15 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 15L * 8 * L.length(), LE).compare(VectorOperators.EQ, s).toLong() << (15 * L.length());
             }
             spread(o, oo + i, bits);
         }
@@ -391,10 +1148,63 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void neSI64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
         FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
+        if (16 * L.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += L.length()) {
+                    bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).compare(VectorOperators.NE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += L.length()) {
-                bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).compare(VectorOperators.NE, s).toLong() << j;
+            long p = ao + i * 8;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.NE, s).toLong();
+            if (1 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 1L * 8 * L.length(), LE).compare(VectorOperators.NE, s).toLong() << (1 * L.length());
+            }
+            if (2 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 2L * 8 * L.length(), LE).compare(VectorOperators.NE, s).toLong() << (2 * L.length());
+            }
+            if (3 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 3L * 8 * L.length(), LE).compare(VectorOperators.NE, s).toLong() << (3 * L.length());
+            }
+            if (4 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 4L * 8 * L.length(), LE).compare(VectorOperators.NE, s).toLong() << (4 * L.length());
+            }
+            if (5 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 5L * 8 * L.length(), LE).compare(VectorOperators.NE, s).toLong() << (5 * L.length());
+            }
+            if (6 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 6L * 8 * L.length(), LE).compare(VectorOperators.NE, s).toLong() << (6 * L.length());
+            }
+            if (7 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 7L * 8 * L.length(), LE).compare(VectorOperators.NE, s).toLong() << (7 * L.length());
+            }
+            if (8 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 8L * 8 * L.length(), LE).compare(VectorOperators.NE, s).toLong() << (8 * L.length());
+            }
+            if (9 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 9L * 8 * L.length(), LE).compare(VectorOperators.NE, s).toLong() << (9 * L.length());
+            }
+            if (10 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 10L * 8 * L.length(), LE).compare(VectorOperators.NE, s).toLong() << (10 * L.length());
+            }
+            if (11 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 11L * 8 * L.length(), LE).compare(VectorOperators.NE, s).toLong() << (11 * L.length());
+            }
+            if (12 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 12L * 8 * L.length(), LE).compare(VectorOperators.NE, s).toLong() << (12 * L.length());
+            }
+            if (13 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 13L * 8 * L.length(), LE).compare(VectorOperators.NE, s).toLong() << (13 * L.length());
+            }
+            if (14 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 14L * 8 * L.length(), LE).compare(VectorOperators.NE, s).toLong() << (14 * L.length());
+            }
+            if (15 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 15L * 8 * L.length(), LE).compare(VectorOperators.NE, s).toLong() << (15 * L.length());
             }
             spread(o, oo + i, bits);
         }
@@ -403,10 +1213,39 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void gtSI32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
         FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
+        if (8 * I.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += I.length()) {
+                    bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).compare(VectorOperators.GT, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += I.length()) {
-                bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).compare(VectorOperators.GT, s).toLong() << j;
+            long p = ao + i * 4;
+            long bits = IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.GT, s).toLong();
+            if (1 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 1L * 4 * I.length(), LE).compare(VectorOperators.GT, s).toLong() << (1 * I.length());
+            }
+            if (2 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 2L * 4 * I.length(), LE).compare(VectorOperators.GT, s).toLong() << (2 * I.length());
+            }
+            if (3 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 3L * 4 * I.length(), LE).compare(VectorOperators.GT, s).toLong() << (3 * I.length());
+            }
+            if (4 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 4L * 4 * I.length(), LE).compare(VectorOperators.GT, s).toLong() << (4 * I.length());
+            }
+            if (5 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 5L * 4 * I.length(), LE).compare(VectorOperators.GT, s).toLong() << (5 * I.length());
+            }
+            if (6 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 6L * 4 * I.length(), LE).compare(VectorOperators.GT, s).toLong() << (6 * I.length());
+            }
+            if (7 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 7L * 4 * I.length(), LE).compare(VectorOperators.GT, s).toLong() << (7 * I.length());
             }
             spread(o, oo + i, bits);
         }
@@ -415,10 +1254,39 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void ltSI32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
         FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
+        if (8 * I.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += I.length()) {
+                    bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).compare(VectorOperators.LT, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += I.length()) {
-                bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).compare(VectorOperators.LT, s).toLong() << j;
+            long p = ao + i * 4;
+            long bits = IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.LT, s).toLong();
+            if (1 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 1L * 4 * I.length(), LE).compare(VectorOperators.LT, s).toLong() << (1 * I.length());
+            }
+            if (2 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 2L * 4 * I.length(), LE).compare(VectorOperators.LT, s).toLong() << (2 * I.length());
+            }
+            if (3 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 3L * 4 * I.length(), LE).compare(VectorOperators.LT, s).toLong() << (3 * I.length());
+            }
+            if (4 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 4L * 4 * I.length(), LE).compare(VectorOperators.LT, s).toLong() << (4 * I.length());
+            }
+            if (5 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 5L * 4 * I.length(), LE).compare(VectorOperators.LT, s).toLong() << (5 * I.length());
+            }
+            if (6 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 6L * 4 * I.length(), LE).compare(VectorOperators.LT, s).toLong() << (6 * I.length());
+            }
+            if (7 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 7L * 4 * I.length(), LE).compare(VectorOperators.LT, s).toLong() << (7 * I.length());
             }
             spread(o, oo + i, bits);
         }
@@ -427,10 +1295,39 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void geSI32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
         FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
+        if (8 * I.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += I.length()) {
+                    bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).compare(VectorOperators.GE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += I.length()) {
-                bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).compare(VectorOperators.GE, s).toLong() << j;
+            long p = ao + i * 4;
+            long bits = IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.GE, s).toLong();
+            if (1 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 1L * 4 * I.length(), LE).compare(VectorOperators.GE, s).toLong() << (1 * I.length());
+            }
+            if (2 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 2L * 4 * I.length(), LE).compare(VectorOperators.GE, s).toLong() << (2 * I.length());
+            }
+            if (3 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 3L * 4 * I.length(), LE).compare(VectorOperators.GE, s).toLong() << (3 * I.length());
+            }
+            if (4 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 4L * 4 * I.length(), LE).compare(VectorOperators.GE, s).toLong() << (4 * I.length());
+            }
+            if (5 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 5L * 4 * I.length(), LE).compare(VectorOperators.GE, s).toLong() << (5 * I.length());
+            }
+            if (6 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 6L * 4 * I.length(), LE).compare(VectorOperators.GE, s).toLong() << (6 * I.length());
+            }
+            if (7 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 7L * 4 * I.length(), LE).compare(VectorOperators.GE, s).toLong() << (7 * I.length());
             }
             spread(o, oo + i, bits);
         }
@@ -439,10 +1336,39 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void leSI32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
         FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
+        if (8 * I.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += I.length()) {
+                    bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).compare(VectorOperators.LE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += I.length()) {
-                bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).compare(VectorOperators.LE, s).toLong() << j;
+            long p = ao + i * 4;
+            long bits = IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.LE, s).toLong();
+            if (1 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 1L * 4 * I.length(), LE).compare(VectorOperators.LE, s).toLong() << (1 * I.length());
+            }
+            if (2 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 2L * 4 * I.length(), LE).compare(VectorOperators.LE, s).toLong() << (2 * I.length());
+            }
+            if (3 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 3L * 4 * I.length(), LE).compare(VectorOperators.LE, s).toLong() << (3 * I.length());
+            }
+            if (4 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 4L * 4 * I.length(), LE).compare(VectorOperators.LE, s).toLong() << (4 * I.length());
+            }
+            if (5 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 5L * 4 * I.length(), LE).compare(VectorOperators.LE, s).toLong() << (5 * I.length());
+            }
+            if (6 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 6L * 4 * I.length(), LE).compare(VectorOperators.LE, s).toLong() << (6 * I.length());
+            }
+            if (7 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 7L * 4 * I.length(), LE).compare(VectorOperators.LE, s).toLong() << (7 * I.length());
             }
             spread(o, oo + i, bits);
         }
@@ -451,10 +1377,39 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void eqSI32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
         FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
+        if (8 * I.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += I.length()) {
+                    bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).compare(VectorOperators.EQ, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += I.length()) {
-                bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).compare(VectorOperators.EQ, s).toLong() << j;
+            long p = ao + i * 4;
+            long bits = IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.EQ, s).toLong();
+            if (1 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 1L * 4 * I.length(), LE).compare(VectorOperators.EQ, s).toLong() << (1 * I.length());
+            }
+            if (2 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 2L * 4 * I.length(), LE).compare(VectorOperators.EQ, s).toLong() << (2 * I.length());
+            }
+            if (3 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 3L * 4 * I.length(), LE).compare(VectorOperators.EQ, s).toLong() << (3 * I.length());
+            }
+            if (4 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 4L * 4 * I.length(), LE).compare(VectorOperators.EQ, s).toLong() << (4 * I.length());
+            }
+            if (5 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 5L * 4 * I.length(), LE).compare(VectorOperators.EQ, s).toLong() << (5 * I.length());
+            }
+            if (6 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 6L * 4 * I.length(), LE).compare(VectorOperators.EQ, s).toLong() << (6 * I.length());
+            }
+            if (7 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 7L * 4 * I.length(), LE).compare(VectorOperators.EQ, s).toLong() << (7 * I.length());
             }
             spread(o, oo + i, bits);
         }
@@ -463,10 +1418,39 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void neSI32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
         FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
+        if (8 * I.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += I.length()) {
+                    bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).compare(VectorOperators.NE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += I.length()) {
-                bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).compare(VectorOperators.NE, s).toLong() << j;
+            long p = ao + i * 4;
+            long bits = IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.NE, s).toLong();
+            if (1 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 1L * 4 * I.length(), LE).compare(VectorOperators.NE, s).toLong() << (1 * I.length());
+            }
+            if (2 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 2L * 4 * I.length(), LE).compare(VectorOperators.NE, s).toLong() << (2 * I.length());
+            }
+            if (3 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 3L * 4 * I.length(), LE).compare(VectorOperators.NE, s).toLong() << (3 * I.length());
+            }
+            if (4 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 4L * 4 * I.length(), LE).compare(VectorOperators.NE, s).toLong() << (4 * I.length());
+            }
+            if (5 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 5L * 4 * I.length(), LE).compare(VectorOperators.NE, s).toLong() << (5 * I.length());
+            }
+            if (6 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 6L * 4 * I.length(), LE).compare(VectorOperators.NE, s).toLong() << (6 * I.length());
+            }
+            if (7 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 7L * 4 * I.length(), LE).compare(VectorOperators.NE, s).toLong() << (7 * I.length());
             }
             spread(o, oo + i, bits);
         }
@@ -475,10 +1459,27 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void gtSI16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
         FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
+        if (4 * S.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += S.length()) {
+                    bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).compare(VectorOperators.GT, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += S.length()) {
-                bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).compare(VectorOperators.GT, s).toLong() << j;
+            long p = ao + i * 2;
+            long bits = ShortVector.fromMemorySegment(S, a, p, LE).compare(VectorOperators.GT, s).toLong();
+            if (1 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 1L * 2 * S.length(), LE).compare(VectorOperators.GT, s).toLong() << (1 * S.length());
+            }
+            if (2 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 2L * 2 * S.length(), LE).compare(VectorOperators.GT, s).toLong() << (2 * S.length());
+            }
+            if (3 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 3L * 2 * S.length(), LE).compare(VectorOperators.GT, s).toLong() << (3 * S.length());
             }
             spread(o, oo + i, bits);
         }
@@ -487,10 +1488,27 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void ltSI16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
         FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
+        if (4 * S.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += S.length()) {
+                    bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).compare(VectorOperators.LT, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += S.length()) {
-                bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).compare(VectorOperators.LT, s).toLong() << j;
+            long p = ao + i * 2;
+            long bits = ShortVector.fromMemorySegment(S, a, p, LE).compare(VectorOperators.LT, s).toLong();
+            if (1 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 1L * 2 * S.length(), LE).compare(VectorOperators.LT, s).toLong() << (1 * S.length());
+            }
+            if (2 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 2L * 2 * S.length(), LE).compare(VectorOperators.LT, s).toLong() << (2 * S.length());
+            }
+            if (3 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 3L * 2 * S.length(), LE).compare(VectorOperators.LT, s).toLong() << (3 * S.length());
             }
             spread(o, oo + i, bits);
         }
@@ -499,10 +1517,27 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void geSI16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
         FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
+        if (4 * S.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += S.length()) {
+                    bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).compare(VectorOperators.GE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += S.length()) {
-                bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).compare(VectorOperators.GE, s).toLong() << j;
+            long p = ao + i * 2;
+            long bits = ShortVector.fromMemorySegment(S, a, p, LE).compare(VectorOperators.GE, s).toLong();
+            if (1 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 1L * 2 * S.length(), LE).compare(VectorOperators.GE, s).toLong() << (1 * S.length());
+            }
+            if (2 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 2L * 2 * S.length(), LE).compare(VectorOperators.GE, s).toLong() << (2 * S.length());
+            }
+            if (3 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 3L * 2 * S.length(), LE).compare(VectorOperators.GE, s).toLong() << (3 * S.length());
             }
             spread(o, oo + i, bits);
         }
@@ -511,10 +1546,27 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void leSI16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
         FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
+        if (4 * S.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += S.length()) {
+                    bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).compare(VectorOperators.LE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += S.length()) {
-                bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).compare(VectorOperators.LE, s).toLong() << j;
+            long p = ao + i * 2;
+            long bits = ShortVector.fromMemorySegment(S, a, p, LE).compare(VectorOperators.LE, s).toLong();
+            if (1 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 1L * 2 * S.length(), LE).compare(VectorOperators.LE, s).toLong() << (1 * S.length());
+            }
+            if (2 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 2L * 2 * S.length(), LE).compare(VectorOperators.LE, s).toLong() << (2 * S.length());
+            }
+            if (3 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 3L * 2 * S.length(), LE).compare(VectorOperators.LE, s).toLong() << (3 * S.length());
             }
             spread(o, oo + i, bits);
         }
@@ -523,10 +1575,27 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void eqSI16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
         FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
+        if (4 * S.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += S.length()) {
+                    bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).compare(VectorOperators.EQ, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += S.length()) {
-                bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).compare(VectorOperators.EQ, s).toLong() << j;
+            long p = ao + i * 2;
+            long bits = ShortVector.fromMemorySegment(S, a, p, LE).compare(VectorOperators.EQ, s).toLong();
+            if (1 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 1L * 2 * S.length(), LE).compare(VectorOperators.EQ, s).toLong() << (1 * S.length());
+            }
+            if (2 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 2L * 2 * S.length(), LE).compare(VectorOperators.EQ, s).toLong() << (2 * S.length());
+            }
+            if (3 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 3L * 2 * S.length(), LE).compare(VectorOperators.EQ, s).toLong() << (3 * S.length());
             }
             spread(o, oo + i, bits);
         }
@@ -535,10 +1604,27 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void neSI16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
         FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
+        if (4 * S.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += S.length()) {
+                    bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).compare(VectorOperators.NE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += S.length()) {
-                bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).compare(VectorOperators.NE, s).toLong() << j;
+            long p = ao + i * 2;
+            long bits = ShortVector.fromMemorySegment(S, a, p, LE).compare(VectorOperators.NE, s).toLong();
+            if (1 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 1L * 2 * S.length(), LE).compare(VectorOperators.NE, s).toLong() << (1 * S.length());
+            }
+            if (2 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 2L * 2 * S.length(), LE).compare(VectorOperators.NE, s).toLong() << (2 * S.length());
+            }
+            if (3 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 3L * 2 * S.length(), LE).compare(VectorOperators.NE, s).toLong() << (3 * S.length());
             }
             spread(o, oo + i, bits);
         }
@@ -547,10 +1633,21 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void gtSI8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
         FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
+        if (2 * B.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += B.length()) {
+                    bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).compare(VectorOperators.GT, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += B.length()) {
-                bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).compare(VectorOperators.GT, s).toLong() << j;
+            long p = ao + i * 1;
+            long bits = ByteVector.fromMemorySegment(B, a, p, LE).compare(VectorOperators.GT, s).toLong();
+            if (1 * B.length() < 64) {
+                bits |= ByteVector.fromMemorySegment(B, a, p + 1L * 1 * B.length(), LE).compare(VectorOperators.GT, s).toLong() << (1 * B.length());
             }
             spread(o, oo + i, bits);
         }
@@ -559,10 +1656,21 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void ltSI8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
         FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
+        if (2 * B.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += B.length()) {
+                    bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).compare(VectorOperators.LT, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += B.length()) {
-                bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).compare(VectorOperators.LT, s).toLong() << j;
+            long p = ao + i * 1;
+            long bits = ByteVector.fromMemorySegment(B, a, p, LE).compare(VectorOperators.LT, s).toLong();
+            if (1 * B.length() < 64) {
+                bits |= ByteVector.fromMemorySegment(B, a, p + 1L * 1 * B.length(), LE).compare(VectorOperators.LT, s).toLong() << (1 * B.length());
             }
             spread(o, oo + i, bits);
         }
@@ -571,10 +1679,21 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void geSI8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
         FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
+        if (2 * B.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += B.length()) {
+                    bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).compare(VectorOperators.GE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += B.length()) {
-                bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).compare(VectorOperators.GE, s).toLong() << j;
+            long p = ao + i * 1;
+            long bits = ByteVector.fromMemorySegment(B, a, p, LE).compare(VectorOperators.GE, s).toLong();
+            if (1 * B.length() < 64) {
+                bits |= ByteVector.fromMemorySegment(B, a, p + 1L * 1 * B.length(), LE).compare(VectorOperators.GE, s).toLong() << (1 * B.length());
             }
             spread(o, oo + i, bits);
         }
@@ -583,10 +1702,21 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void leSI8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
         FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
+        if (2 * B.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += B.length()) {
+                    bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).compare(VectorOperators.LE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += B.length()) {
-                bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).compare(VectorOperators.LE, s).toLong() << j;
+            long p = ao + i * 1;
+            long bits = ByteVector.fromMemorySegment(B, a, p, LE).compare(VectorOperators.LE, s).toLong();
+            if (1 * B.length() < 64) {
+                bits |= ByteVector.fromMemorySegment(B, a, p + 1L * 1 * B.length(), LE).compare(VectorOperators.LE, s).toLong() << (1 * B.length());
             }
             spread(o, oo + i, bits);
         }
@@ -595,10 +1725,21 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void eqSI8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
         FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
+        if (2 * B.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += B.length()) {
+                    bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).compare(VectorOperators.EQ, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += B.length()) {
-                bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).compare(VectorOperators.EQ, s).toLong() << j;
+            long p = ao + i * 1;
+            long bits = ByteVector.fromMemorySegment(B, a, p, LE).compare(VectorOperators.EQ, s).toLong();
+            if (1 * B.length() < 64) {
+                bits |= ByteVector.fromMemorySegment(B, a, p + 1L * 1 * B.length(), LE).compare(VectorOperators.EQ, s).toLong() << (1 * B.length());
             }
             spread(o, oo + i, bits);
         }
@@ -607,10 +1748,21 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void neSI8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
         FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
+        if (2 * B.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += B.length()) {
+                    bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).compare(VectorOperators.NE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += B.length()) {
-                bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).compare(VectorOperators.NE, s).toLong() << j;
+            long p = ao + i * 1;
+            long bits = ByteVector.fromMemorySegment(B, a, p, LE).compare(VectorOperators.NE, s).toLong();
+            if (1 * B.length() < 64) {
+                bits |= ByteVector.fromMemorySegment(B, a, p + 1L * 1 * B.length(), LE).compare(VectorOperators.NE, s).toLong() << (1 * B.length());
             }
             spread(o, oo + i, bits);
         }
@@ -619,10 +1771,63 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void gtSU64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
         FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
+        if (16 * L.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += L.length()) {
+                    bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += L.length()) {
-                bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << j;
+            long p = ao + i * 8;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s).toLong();
+            if (1 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 1L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << (1 * L.length());
+            }
+            if (2 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 2L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << (2 * L.length());
+            }
+            if (3 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 3L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << (3 * L.length());
+            }
+            if (4 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 4L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << (4 * L.length());
+            }
+            if (5 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 5L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << (5 * L.length());
+            }
+            if (6 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 6L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << (6 * L.length());
+            }
+            if (7 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 7L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << (7 * L.length());
+            }
+            if (8 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 8L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << (8 * L.length());
+            }
+            if (9 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 9L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << (9 * L.length());
+            }
+            if (10 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 10L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << (10 * L.length());
+            }
+            if (11 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 11L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << (11 * L.length());
+            }
+            if (12 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 12L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << (12 * L.length());
+            }
+            if (13 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 13L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << (13 * L.length());
+            }
+            if (14 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 14L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << (14 * L.length());
+            }
+            if (15 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 15L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << (15 * L.length());
             }
             spread(o, oo + i, bits);
         }
@@ -631,10 +1836,63 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void ltSU64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
         FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
+        if (16 * L.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += L.length()) {
+                    bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += L.length()) {
-                bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << j;
+            long p = ao + i * 8;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s).toLong();
+            if (1 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 1L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << (1 * L.length());
+            }
+            if (2 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 2L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << (2 * L.length());
+            }
+            if (3 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 3L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << (3 * L.length());
+            }
+            if (4 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 4L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << (4 * L.length());
+            }
+            if (5 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 5L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << (5 * L.length());
+            }
+            if (6 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 6L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << (6 * L.length());
+            }
+            if (7 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 7L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << (7 * L.length());
+            }
+            if (8 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 8L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << (8 * L.length());
+            }
+            if (9 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 9L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << (9 * L.length());
+            }
+            if (10 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 10L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << (10 * L.length());
+            }
+            if (11 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 11L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << (11 * L.length());
+            }
+            if (12 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 12L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << (12 * L.length());
+            }
+            if (13 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 13L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << (13 * L.length());
+            }
+            if (14 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 14L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << (14 * L.length());
+            }
+            if (15 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 15L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << (15 * L.length());
             }
             spread(o, oo + i, bits);
         }
@@ -643,10 +1901,63 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void geSU64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
         FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
+        if (16 * L.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += L.length()) {
+                    bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += L.length()) {
-                bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << j;
+            long p = ao + i * 8;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s).toLong();
+            if (1 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 1L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << (1 * L.length());
+            }
+            if (2 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 2L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << (2 * L.length());
+            }
+            if (3 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 3L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << (3 * L.length());
+            }
+            if (4 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 4L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << (4 * L.length());
+            }
+            if (5 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 5L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << (5 * L.length());
+            }
+            if (6 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 6L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << (6 * L.length());
+            }
+            if (7 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 7L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << (7 * L.length());
+            }
+            if (8 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 8L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << (8 * L.length());
+            }
+            if (9 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 9L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << (9 * L.length());
+            }
+            if (10 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 10L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << (10 * L.length());
+            }
+            if (11 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 11L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << (11 * L.length());
+            }
+            if (12 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 12L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << (12 * L.length());
+            }
+            if (13 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 13L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << (13 * L.length());
+            }
+            if (14 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 14L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << (14 * L.length());
+            }
+            if (15 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 15L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << (15 * L.length());
             }
             spread(o, oo + i, bits);
         }
@@ -655,10 +1966,63 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void leSU64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
         FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
+        if (16 * L.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += L.length()) {
+                    bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += L.length()) {
-                bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << j;
+            long p = ao + i * 8;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s).toLong();
+            if (1 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 1L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << (1 * L.length());
+            }
+            if (2 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 2L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << (2 * L.length());
+            }
+            if (3 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 3L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << (3 * L.length());
+            }
+            if (4 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 4L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << (4 * L.length());
+            }
+            if (5 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 5L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << (5 * L.length());
+            }
+            if (6 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 6L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << (6 * L.length());
+            }
+            if (7 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 7L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << (7 * L.length());
+            }
+            if (8 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 8L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << (8 * L.length());
+            }
+            if (9 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 9L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << (9 * L.length());
+            }
+            if (10 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 10L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << (10 * L.length());
+            }
+            if (11 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 11L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << (11 * L.length());
+            }
+            if (12 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 12L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << (12 * L.length());
+            }
+            if (13 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 13L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << (13 * L.length());
+            }
+            if (14 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 14L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << (14 * L.length());
+            }
+            if (15 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 15L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << (15 * L.length());
             }
             spread(o, oo + i, bits);
         }
@@ -667,10 +2031,63 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void eqSU64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
         FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
+        if (16 * L.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += L.length()) {
+                    bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += L.length()) {
-                bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << j;
+            long p = ao + i * 8;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s).toLong();
+            if (1 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 1L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << (1 * L.length());
+            }
+            if (2 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 2L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << (2 * L.length());
+            }
+            if (3 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 3L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << (3 * L.length());
+            }
+            if (4 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 4L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << (4 * L.length());
+            }
+            if (5 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 5L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << (5 * L.length());
+            }
+            if (6 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 6L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << (6 * L.length());
+            }
+            if (7 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 7L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << (7 * L.length());
+            }
+            if (8 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 8L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << (8 * L.length());
+            }
+            if (9 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 9L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << (9 * L.length());
+            }
+            if (10 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 10L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << (10 * L.length());
+            }
+            if (11 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 11L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << (11 * L.length());
+            }
+            if (12 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 12L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << (12 * L.length());
+            }
+            if (13 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 13L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << (13 * L.length());
+            }
+            if (14 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 14L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << (14 * L.length());
+            }
+            if (15 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 15L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << (15 * L.length());
             }
             spread(o, oo + i, bits);
         }
@@ -679,10 +2096,63 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void neSU64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
         FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
+        if (16 * L.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += L.length()) {
+                    bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += L.length()) {
-                bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << j;
+            long p = ao + i * 8;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s).toLong();
+            if (1 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 1L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (1 * L.length());
+            }
+            if (2 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 2L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (2 * L.length());
+            }
+            if (3 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 3L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (3 * L.length());
+            }
+            if (4 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 4L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (4 * L.length());
+            }
+            if (5 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 5L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (5 * L.length());
+            }
+            if (6 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 6L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (6 * L.length());
+            }
+            if (7 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 7L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (7 * L.length());
+            }
+            if (8 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 8L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (8 * L.length());
+            }
+            if (9 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 9L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (9 * L.length());
+            }
+            if (10 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 10L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (10 * L.length());
+            }
+            if (11 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 11L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (11 * L.length());
+            }
+            if (12 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 12L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (12 * L.length());
+            }
+            if (13 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 13L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (13 * L.length());
+            }
+            if (14 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 14L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (14 * L.length());
+            }
+            if (15 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 15L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (15 * L.length());
             }
             spread(o, oo + i, bits);
         }
@@ -691,10 +2161,39 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void gtSU32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
         FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
+        if (8 * I.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += I.length()) {
+                    bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += I.length()) {
-                bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << j;
+            long p = ao + i * 4;
+            long bits = IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, s).toLong();
+            if (1 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 1L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << (1 * I.length());
+            }
+            if (2 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 2L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << (2 * I.length());
+            }
+            if (3 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 3L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << (3 * I.length());
+            }
+            if (4 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 4L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << (4 * I.length());
+            }
+            if (5 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 5L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << (5 * I.length());
+            }
+            if (6 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 6L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << (6 * I.length());
+            }
+            if (7 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 7L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << (7 * I.length());
             }
             spread(o, oo + i, bits);
         }
@@ -703,10 +2202,39 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void ltSU32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
         FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
+        if (8 * I.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += I.length()) {
+                    bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += I.length()) {
-                bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << j;
+            long p = ao + i * 4;
+            long bits = IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, s).toLong();
+            if (1 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 1L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << (1 * I.length());
+            }
+            if (2 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 2L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << (2 * I.length());
+            }
+            if (3 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 3L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << (3 * I.length());
+            }
+            if (4 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 4L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << (4 * I.length());
+            }
+            if (5 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 5L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << (5 * I.length());
+            }
+            if (6 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 6L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << (6 * I.length());
+            }
+            if (7 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 7L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << (7 * I.length());
             }
             spread(o, oo + i, bits);
         }
@@ -715,10 +2243,39 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void geSU32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
         FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
+        if (8 * I.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += I.length()) {
+                    bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += I.length()) {
-                bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << j;
+            long p = ao + i * 4;
+            long bits = IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, s).toLong();
+            if (1 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 1L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << (1 * I.length());
+            }
+            if (2 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 2L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << (2 * I.length());
+            }
+            if (3 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 3L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << (3 * I.length());
+            }
+            if (4 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 4L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << (4 * I.length());
+            }
+            if (5 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 5L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << (5 * I.length());
+            }
+            if (6 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 6L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << (6 * I.length());
+            }
+            if (7 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 7L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << (7 * I.length());
             }
             spread(o, oo + i, bits);
         }
@@ -727,10 +2284,39 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void leSU32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
         FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
+        if (8 * I.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += I.length()) {
+                    bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += I.length()) {
-                bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << j;
+            long p = ao + i * 4;
+            long bits = IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, s).toLong();
+            if (1 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 1L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << (1 * I.length());
+            }
+            if (2 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 2L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << (2 * I.length());
+            }
+            if (3 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 3L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << (3 * I.length());
+            }
+            if (4 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 4L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << (4 * I.length());
+            }
+            if (5 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 5L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << (5 * I.length());
+            }
+            if (6 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 6L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << (6 * I.length());
+            }
+            if (7 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 7L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << (7 * I.length());
             }
             spread(o, oo + i, bits);
         }
@@ -739,10 +2325,39 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void eqSU32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
         FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
+        if (8 * I.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += I.length()) {
+                    bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += I.length()) {
-                bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << j;
+            long p = ao + i * 4;
+            long bits = IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, s).toLong();
+            if (1 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 1L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << (1 * I.length());
+            }
+            if (2 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 2L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << (2 * I.length());
+            }
+            if (3 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 3L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << (3 * I.length());
+            }
+            if (4 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 4L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << (4 * I.length());
+            }
+            if (5 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 5L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << (5 * I.length());
+            }
+            if (6 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 6L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << (6 * I.length());
+            }
+            if (7 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 7L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << (7 * I.length());
             }
             spread(o, oo + i, bits);
         }
@@ -751,10 +2366,39 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void neSU32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
         FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
+        if (8 * I.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += I.length()) {
+                    bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += I.length()) {
-                bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << j;
+            long p = ao + i * 4;
+            long bits = IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, s).toLong();
+            if (1 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 1L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (1 * I.length());
+            }
+            if (2 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 2L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (2 * I.length());
+            }
+            if (3 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 3L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (3 * I.length());
+            }
+            if (4 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 4L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (4 * I.length());
+            }
+            if (5 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 5L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (5 * I.length());
+            }
+            if (6 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 6L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (6 * I.length());
+            }
+            if (7 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 7L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (7 * I.length());
             }
             spread(o, oo + i, bits);
         }
@@ -763,10 +2407,27 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void gtSU16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
         FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
+        if (4 * S.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += S.length()) {
+                    bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += S.length()) {
-                bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << j;
+            long p = ao + i * 2;
+            long bits = ShortVector.fromMemorySegment(S, a, p, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GT, s).toLong();
+            if (1 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 1L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << (1 * S.length());
+            }
+            if (2 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 2L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << (2 * S.length());
+            }
+            if (3 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 3L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << (3 * S.length());
             }
             spread(o, oo + i, bits);
         }
@@ -775,10 +2436,27 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void ltSU16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
         FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
+        if (4 * S.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += S.length()) {
+                    bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += S.length()) {
-                bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << j;
+            long p = ao + i * 2;
+            long bits = ShortVector.fromMemorySegment(S, a, p, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LT, s).toLong();
+            if (1 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 1L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << (1 * S.length());
+            }
+            if (2 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 2L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << (2 * S.length());
+            }
+            if (3 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 3L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << (3 * S.length());
             }
             spread(o, oo + i, bits);
         }
@@ -787,10 +2465,27 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void geSU16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
         FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
+        if (4 * S.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += S.length()) {
+                    bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += S.length()) {
-                bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << j;
+            long p = ao + i * 2;
+            long bits = ShortVector.fromMemorySegment(S, a, p, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GE, s).toLong();
+            if (1 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 1L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << (1 * S.length());
+            }
+            if (2 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 2L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << (2 * S.length());
+            }
+            if (3 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 3L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << (3 * S.length());
             }
             spread(o, oo + i, bits);
         }
@@ -799,10 +2494,27 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void leSU16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
         FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
+        if (4 * S.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += S.length()) {
+                    bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += S.length()) {
-                bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << j;
+            long p = ao + i * 2;
+            long bits = ShortVector.fromMemorySegment(S, a, p, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LE, s).toLong();
+            if (1 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 1L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << (1 * S.length());
+            }
+            if (2 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 2L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << (2 * S.length());
+            }
+            if (3 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 3L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << (3 * S.length());
             }
             spread(o, oo + i, bits);
         }
@@ -811,10 +2523,27 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void eqSU16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
         FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
+        if (4 * S.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += S.length()) {
+                    bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += S.length()) {
-                bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << j;
+            long p = ao + i * 2;
+            long bits = ShortVector.fromMemorySegment(S, a, p, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.EQ, s).toLong();
+            if (1 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 1L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << (1 * S.length());
+            }
+            if (2 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 2L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << (2 * S.length());
+            }
+            if (3 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 3L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << (3 * S.length());
             }
             spread(o, oo + i, bits);
         }
@@ -823,10 +2552,27 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void neSU16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
         FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
+        if (4 * S.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += S.length()) {
+                    bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += S.length()) {
-                bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << j;
+            long p = ao + i * 2;
+            long bits = ShortVector.fromMemorySegment(S, a, p, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.NE, s).toLong();
+            if (1 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 1L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (1 * S.length());
+            }
+            if (2 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 2L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (2 * S.length());
+            }
+            if (3 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 3L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (3 * S.length());
             }
             spread(o, oo + i, bits);
         }
@@ -835,10 +2581,21 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void gtSU8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
         FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
+        if (2 * B.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += B.length()) {
+                    bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += B.length()) {
-                bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << j;
+            long p = ao + i * 1;
+            long bits = ByteVector.fromMemorySegment(B, a, p, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.GT, s).toLong();
+            if (1 * B.length() < 64) {
+                bits |= ByteVector.fromMemorySegment(B, a, p + 1L * 1 * B.length(), LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << (1 * B.length());
             }
             spread(o, oo + i, bits);
         }
@@ -847,10 +2604,21 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void ltSU8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
         FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
+        if (2 * B.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += B.length()) {
+                    bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += B.length()) {
-                bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << j;
+            long p = ao + i * 1;
+            long bits = ByteVector.fromMemorySegment(B, a, p, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.LT, s).toLong();
+            if (1 * B.length() < 64) {
+                bits |= ByteVector.fromMemorySegment(B, a, p + 1L * 1 * B.length(), LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << (1 * B.length());
             }
             spread(o, oo + i, bits);
         }
@@ -859,10 +2627,21 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void geSU8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
         FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
+        if (2 * B.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += B.length()) {
+                    bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += B.length()) {
-                bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << j;
+            long p = ao + i * 1;
+            long bits = ByteVector.fromMemorySegment(B, a, p, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.GE, s).toLong();
+            if (1 * B.length() < 64) {
+                bits |= ByteVector.fromMemorySegment(B, a, p + 1L * 1 * B.length(), LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << (1 * B.length());
             }
             spread(o, oo + i, bits);
         }
@@ -871,10 +2650,21 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void leSU8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
         FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
+        if (2 * B.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += B.length()) {
+                    bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += B.length()) {
-                bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << j;
+            long p = ao + i * 1;
+            long bits = ByteVector.fromMemorySegment(B, a, p, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.LE, s).toLong();
+            if (1 * B.length() < 64) {
+                bits |= ByteVector.fromMemorySegment(B, a, p + 1L * 1 * B.length(), LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << (1 * B.length());
             }
             spread(o, oo + i, bits);
         }
@@ -883,10 +2673,21 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void eqSU8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
         FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
+        if (2 * B.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += B.length()) {
+                    bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += B.length()) {
-                bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << j;
+            long p = ao + i * 1;
+            long bits = ByteVector.fromMemorySegment(B, a, p, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.EQ, s).toLong();
+            if (1 * B.length() < 64) {
+                bits |= ByteVector.fromMemorySegment(B, a, p + 1L * 1 * B.length(), LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << (1 * B.length());
             }
             spread(o, oo + i, bits);
         }
@@ -895,10 +2696,21 @@ final class VectorMaskKernels implements FastMaskKernels {
     private static void neSU8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
         FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
+        if (2 * B.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += B.length()) {
+                    bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += B.length()) {
-                bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << j;
+            long p = ao + i * 1;
+            long bits = ByteVector.fromMemorySegment(B, a, p, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.NE, s).toLong();
+            if (1 * B.length() < 64) {
+                bits |= ByteVector.fromMemorySegment(B, a, p + 1L * 1 * B.length(), LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (1 * B.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1016,10 +2828,64 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void gtAF64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (16 * D.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += D.length()) {
+                    bits |= DoubleVector.fromMemorySegment(D, a, ao + (i + j) * 8, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, bo + (i + j) * 8, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += D.length()) {
-                bits |= DoubleVector.fromMemorySegment(D, a, ao + (i + j) * 8, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, bo + (i + j) * 8, LE)).toLong() << j;
+            long p = ao + i * 8;
+            long q = bo + i * 8;
+            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong();
+            if (1 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 1L * 8 * D.length(), LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 1L * 8 * D.length(), LE)).toLong() << (1 * D.length());
+            }
+            if (2 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 2L * 8 * D.length(), LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 2L * 8 * D.length(), LE)).toLong() << (2 * D.length());
+            }
+            if (3 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 3L * 8 * D.length(), LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 3L * 8 * D.length(), LE)).toLong() << (3 * D.length());
+            }
+            if (4 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 4L * 8 * D.length(), LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 4L * 8 * D.length(), LE)).toLong() << (4 * D.length());
+            }
+            if (5 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 5L * 8 * D.length(), LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 5L * 8 * D.length(), LE)).toLong() << (5 * D.length());
+            }
+            if (6 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 6L * 8 * D.length(), LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 6L * 8 * D.length(), LE)).toLong() << (6 * D.length());
+            }
+            if (7 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 7L * 8 * D.length(), LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 7L * 8 * D.length(), LE)).toLong() << (7 * D.length());
+            }
+            if (8 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 8L * 8 * D.length(), LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 8L * 8 * D.length(), LE)).toLong() << (8 * D.length());
+            }
+            if (9 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 9L * 8 * D.length(), LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 9L * 8 * D.length(), LE)).toLong() << (9 * D.length());
+            }
+            if (10 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 10L * 8 * D.length(), LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 10L * 8 * D.length(), LE)).toLong() << (10 * D.length());
+            }
+            if (11 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 11L * 8 * D.length(), LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 11L * 8 * D.length(), LE)).toLong() << (11 * D.length());
+            }
+            if (12 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 12L * 8 * D.length(), LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 12L * 8 * D.length(), LE)).toLong() << (12 * D.length());
+            }
+            if (13 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 13L * 8 * D.length(), LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 13L * 8 * D.length(), LE)).toLong() << (13 * D.length());
+            }
+            if (14 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 14L * 8 * D.length(), LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 14L * 8 * D.length(), LE)).toLong() << (14 * D.length());
+            }
+            if (15 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 15L * 8 * D.length(), LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 15L * 8 * D.length(), LE)).toLong() << (15 * D.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1027,10 +2893,64 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void ltAF64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (16 * D.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += D.length()) {
+                    bits |= DoubleVector.fromMemorySegment(D, a, ao + (i + j) * 8, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, bo + (i + j) * 8, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += D.length()) {
-                bits |= DoubleVector.fromMemorySegment(D, a, ao + (i + j) * 8, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, bo + (i + j) * 8, LE)).toLong() << j;
+            long p = ao + i * 8;
+            long q = bo + i * 8;
+            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong();
+            if (1 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 1L * 8 * D.length(), LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 1L * 8 * D.length(), LE)).toLong() << (1 * D.length());
+            }
+            if (2 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 2L * 8 * D.length(), LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 2L * 8 * D.length(), LE)).toLong() << (2 * D.length());
+            }
+            if (3 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 3L * 8 * D.length(), LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 3L * 8 * D.length(), LE)).toLong() << (3 * D.length());
+            }
+            if (4 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 4L * 8 * D.length(), LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 4L * 8 * D.length(), LE)).toLong() << (4 * D.length());
+            }
+            if (5 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 5L * 8 * D.length(), LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 5L * 8 * D.length(), LE)).toLong() << (5 * D.length());
+            }
+            if (6 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 6L * 8 * D.length(), LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 6L * 8 * D.length(), LE)).toLong() << (6 * D.length());
+            }
+            if (7 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 7L * 8 * D.length(), LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 7L * 8 * D.length(), LE)).toLong() << (7 * D.length());
+            }
+            if (8 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 8L * 8 * D.length(), LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 8L * 8 * D.length(), LE)).toLong() << (8 * D.length());
+            }
+            if (9 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 9L * 8 * D.length(), LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 9L * 8 * D.length(), LE)).toLong() << (9 * D.length());
+            }
+            if (10 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 10L * 8 * D.length(), LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 10L * 8 * D.length(), LE)).toLong() << (10 * D.length());
+            }
+            if (11 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 11L * 8 * D.length(), LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 11L * 8 * D.length(), LE)).toLong() << (11 * D.length());
+            }
+            if (12 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 12L * 8 * D.length(), LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 12L * 8 * D.length(), LE)).toLong() << (12 * D.length());
+            }
+            if (13 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 13L * 8 * D.length(), LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 13L * 8 * D.length(), LE)).toLong() << (13 * D.length());
+            }
+            if (14 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 14L * 8 * D.length(), LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 14L * 8 * D.length(), LE)).toLong() << (14 * D.length());
+            }
+            if (15 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 15L * 8 * D.length(), LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 15L * 8 * D.length(), LE)).toLong() << (15 * D.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1038,10 +2958,64 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void geAF64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (16 * D.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += D.length()) {
+                    bits |= DoubleVector.fromMemorySegment(D, a, ao + (i + j) * 8, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, bo + (i + j) * 8, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += D.length()) {
-                bits |= DoubleVector.fromMemorySegment(D, a, ao + (i + j) * 8, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, bo + (i + j) * 8, LE)).toLong() << j;
+            long p = ao + i * 8;
+            long q = bo + i * 8;
+            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong();
+            if (1 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 1L * 8 * D.length(), LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 1L * 8 * D.length(), LE)).toLong() << (1 * D.length());
+            }
+            if (2 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 2L * 8 * D.length(), LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 2L * 8 * D.length(), LE)).toLong() << (2 * D.length());
+            }
+            if (3 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 3L * 8 * D.length(), LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 3L * 8 * D.length(), LE)).toLong() << (3 * D.length());
+            }
+            if (4 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 4L * 8 * D.length(), LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 4L * 8 * D.length(), LE)).toLong() << (4 * D.length());
+            }
+            if (5 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 5L * 8 * D.length(), LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 5L * 8 * D.length(), LE)).toLong() << (5 * D.length());
+            }
+            if (6 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 6L * 8 * D.length(), LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 6L * 8 * D.length(), LE)).toLong() << (6 * D.length());
+            }
+            if (7 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 7L * 8 * D.length(), LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 7L * 8 * D.length(), LE)).toLong() << (7 * D.length());
+            }
+            if (8 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 8L * 8 * D.length(), LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 8L * 8 * D.length(), LE)).toLong() << (8 * D.length());
+            }
+            if (9 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 9L * 8 * D.length(), LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 9L * 8 * D.length(), LE)).toLong() << (9 * D.length());
+            }
+            if (10 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 10L * 8 * D.length(), LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 10L * 8 * D.length(), LE)).toLong() << (10 * D.length());
+            }
+            if (11 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 11L * 8 * D.length(), LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 11L * 8 * D.length(), LE)).toLong() << (11 * D.length());
+            }
+            if (12 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 12L * 8 * D.length(), LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 12L * 8 * D.length(), LE)).toLong() << (12 * D.length());
+            }
+            if (13 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 13L * 8 * D.length(), LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 13L * 8 * D.length(), LE)).toLong() << (13 * D.length());
+            }
+            if (14 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 14L * 8 * D.length(), LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 14L * 8 * D.length(), LE)).toLong() << (14 * D.length());
+            }
+            if (15 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 15L * 8 * D.length(), LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 15L * 8 * D.length(), LE)).toLong() << (15 * D.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1049,10 +3023,64 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void leAF64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (16 * D.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += D.length()) {
+                    bits |= DoubleVector.fromMemorySegment(D, a, ao + (i + j) * 8, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, bo + (i + j) * 8, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += D.length()) {
-                bits |= DoubleVector.fromMemorySegment(D, a, ao + (i + j) * 8, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, bo + (i + j) * 8, LE)).toLong() << j;
+            long p = ao + i * 8;
+            long q = bo + i * 8;
+            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong();
+            if (1 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 1L * 8 * D.length(), LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 1L * 8 * D.length(), LE)).toLong() << (1 * D.length());
+            }
+            if (2 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 2L * 8 * D.length(), LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 2L * 8 * D.length(), LE)).toLong() << (2 * D.length());
+            }
+            if (3 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 3L * 8 * D.length(), LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 3L * 8 * D.length(), LE)).toLong() << (3 * D.length());
+            }
+            if (4 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 4L * 8 * D.length(), LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 4L * 8 * D.length(), LE)).toLong() << (4 * D.length());
+            }
+            if (5 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 5L * 8 * D.length(), LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 5L * 8 * D.length(), LE)).toLong() << (5 * D.length());
+            }
+            if (6 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 6L * 8 * D.length(), LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 6L * 8 * D.length(), LE)).toLong() << (6 * D.length());
+            }
+            if (7 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 7L * 8 * D.length(), LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 7L * 8 * D.length(), LE)).toLong() << (7 * D.length());
+            }
+            if (8 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 8L * 8 * D.length(), LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 8L * 8 * D.length(), LE)).toLong() << (8 * D.length());
+            }
+            if (9 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 9L * 8 * D.length(), LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 9L * 8 * D.length(), LE)).toLong() << (9 * D.length());
+            }
+            if (10 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 10L * 8 * D.length(), LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 10L * 8 * D.length(), LE)).toLong() << (10 * D.length());
+            }
+            if (11 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 11L * 8 * D.length(), LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 11L * 8 * D.length(), LE)).toLong() << (11 * D.length());
+            }
+            if (12 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 12L * 8 * D.length(), LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 12L * 8 * D.length(), LE)).toLong() << (12 * D.length());
+            }
+            if (13 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 13L * 8 * D.length(), LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 13L * 8 * D.length(), LE)).toLong() << (13 * D.length());
+            }
+            if (14 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 14L * 8 * D.length(), LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 14L * 8 * D.length(), LE)).toLong() << (14 * D.length());
+            }
+            if (15 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 15L * 8 * D.length(), LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 15L * 8 * D.length(), LE)).toLong() << (15 * D.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1060,10 +3088,64 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void eqAF64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (16 * D.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += D.length()) {
+                    bits |= DoubleVector.fromMemorySegment(D, a, ao + (i + j) * 8, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, bo + (i + j) * 8, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += D.length()) {
-                bits |= DoubleVector.fromMemorySegment(D, a, ao + (i + j) * 8, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, bo + (i + j) * 8, LE)).toLong() << j;
+            long p = ao + i * 8;
+            long q = bo + i * 8;
+            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong();
+            if (1 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 1L * 8 * D.length(), LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 1L * 8 * D.length(), LE)).toLong() << (1 * D.length());
+            }
+            if (2 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 2L * 8 * D.length(), LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 2L * 8 * D.length(), LE)).toLong() << (2 * D.length());
+            }
+            if (3 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 3L * 8 * D.length(), LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 3L * 8 * D.length(), LE)).toLong() << (3 * D.length());
+            }
+            if (4 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 4L * 8 * D.length(), LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 4L * 8 * D.length(), LE)).toLong() << (4 * D.length());
+            }
+            if (5 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 5L * 8 * D.length(), LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 5L * 8 * D.length(), LE)).toLong() << (5 * D.length());
+            }
+            if (6 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 6L * 8 * D.length(), LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 6L * 8 * D.length(), LE)).toLong() << (6 * D.length());
+            }
+            if (7 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 7L * 8 * D.length(), LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 7L * 8 * D.length(), LE)).toLong() << (7 * D.length());
+            }
+            if (8 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 8L * 8 * D.length(), LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 8L * 8 * D.length(), LE)).toLong() << (8 * D.length());
+            }
+            if (9 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 9L * 8 * D.length(), LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 9L * 8 * D.length(), LE)).toLong() << (9 * D.length());
+            }
+            if (10 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 10L * 8 * D.length(), LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 10L * 8 * D.length(), LE)).toLong() << (10 * D.length());
+            }
+            if (11 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 11L * 8 * D.length(), LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 11L * 8 * D.length(), LE)).toLong() << (11 * D.length());
+            }
+            if (12 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 12L * 8 * D.length(), LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 12L * 8 * D.length(), LE)).toLong() << (12 * D.length());
+            }
+            if (13 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 13L * 8 * D.length(), LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 13L * 8 * D.length(), LE)).toLong() << (13 * D.length());
+            }
+            if (14 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 14L * 8 * D.length(), LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 14L * 8 * D.length(), LE)).toLong() << (14 * D.length());
+            }
+            if (15 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 15L * 8 * D.length(), LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 15L * 8 * D.length(), LE)).toLong() << (15 * D.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1071,10 +3153,64 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void neAF64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (16 * D.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += D.length()) {
+                    bits |= DoubleVector.fromMemorySegment(D, a, ao + (i + j) * 8, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, bo + (i + j) * 8, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += D.length()) {
-                bits |= DoubleVector.fromMemorySegment(D, a, ao + (i + j) * 8, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, bo + (i + j) * 8, LE)).toLong() << j;
+            long p = ao + i * 8;
+            long q = bo + i * 8;
+            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong();
+            if (1 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 1L * 8 * D.length(), LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 1L * 8 * D.length(), LE)).toLong() << (1 * D.length());
+            }
+            if (2 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 2L * 8 * D.length(), LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 2L * 8 * D.length(), LE)).toLong() << (2 * D.length());
+            }
+            if (3 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 3L * 8 * D.length(), LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 3L * 8 * D.length(), LE)).toLong() << (3 * D.length());
+            }
+            if (4 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 4L * 8 * D.length(), LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 4L * 8 * D.length(), LE)).toLong() << (4 * D.length());
+            }
+            if (5 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 5L * 8 * D.length(), LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 5L * 8 * D.length(), LE)).toLong() << (5 * D.length());
+            }
+            if (6 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 6L * 8 * D.length(), LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 6L * 8 * D.length(), LE)).toLong() << (6 * D.length());
+            }
+            if (7 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 7L * 8 * D.length(), LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 7L * 8 * D.length(), LE)).toLong() << (7 * D.length());
+            }
+            if (8 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 8L * 8 * D.length(), LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 8L * 8 * D.length(), LE)).toLong() << (8 * D.length());
+            }
+            if (9 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 9L * 8 * D.length(), LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 9L * 8 * D.length(), LE)).toLong() << (9 * D.length());
+            }
+            if (10 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 10L * 8 * D.length(), LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 10L * 8 * D.length(), LE)).toLong() << (10 * D.length());
+            }
+            if (11 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 11L * 8 * D.length(), LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 11L * 8 * D.length(), LE)).toLong() << (11 * D.length());
+            }
+            if (12 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 12L * 8 * D.length(), LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 12L * 8 * D.length(), LE)).toLong() << (12 * D.length());
+            }
+            if (13 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 13L * 8 * D.length(), LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 13L * 8 * D.length(), LE)).toLong() << (13 * D.length());
+            }
+            if (14 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 14L * 8 * D.length(), LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 14L * 8 * D.length(), LE)).toLong() << (14 * D.length());
+            }
+            if (15 * D.length() < 64) {
+                bits |= DoubleVector.fromMemorySegment(D, a, p + 15L * 8 * D.length(), LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 15L * 8 * D.length(), LE)).toLong() << (15 * D.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1082,10 +3218,40 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void gtAF32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (8 * F.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += F.length()) {
+                    bits |= FloatVector.fromMemorySegment(F, a, ao + (i + j) * 4, LE).compare(VectorOperators.GT, FloatVector.fromMemorySegment(F, b, bo + (i + j) * 4, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += F.length()) {
-                bits |= FloatVector.fromMemorySegment(F, a, ao + (i + j) * 4, LE).compare(VectorOperators.GT, FloatVector.fromMemorySegment(F, b, bo + (i + j) * 4, LE)).toLong() << j;
+            long p = ao + i * 4;
+            long q = bo + i * 4;
+            long bits = FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.GT, FloatVector.fromMemorySegment(F, b, q, LE)).toLong();
+            if (1 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 1L * 4 * F.length(), LE).compare(VectorOperators.GT, FloatVector.fromMemorySegment(F, b, q + 1L * 4 * F.length(), LE)).toLong() << (1 * F.length());
+            }
+            if (2 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 2L * 4 * F.length(), LE).compare(VectorOperators.GT, FloatVector.fromMemorySegment(F, b, q + 2L * 4 * F.length(), LE)).toLong() << (2 * F.length());
+            }
+            if (3 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 3L * 4 * F.length(), LE).compare(VectorOperators.GT, FloatVector.fromMemorySegment(F, b, q + 3L * 4 * F.length(), LE)).toLong() << (3 * F.length());
+            }
+            if (4 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 4L * 4 * F.length(), LE).compare(VectorOperators.GT, FloatVector.fromMemorySegment(F, b, q + 4L * 4 * F.length(), LE)).toLong() << (4 * F.length());
+            }
+            if (5 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 5L * 4 * F.length(), LE).compare(VectorOperators.GT, FloatVector.fromMemorySegment(F, b, q + 5L * 4 * F.length(), LE)).toLong() << (5 * F.length());
+            }
+            if (6 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 6L * 4 * F.length(), LE).compare(VectorOperators.GT, FloatVector.fromMemorySegment(F, b, q + 6L * 4 * F.length(), LE)).toLong() << (6 * F.length());
+            }
+            if (7 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 7L * 4 * F.length(), LE).compare(VectorOperators.GT, FloatVector.fromMemorySegment(F, b, q + 7L * 4 * F.length(), LE)).toLong() << (7 * F.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1093,10 +3259,40 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void ltAF32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (8 * F.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += F.length()) {
+                    bits |= FloatVector.fromMemorySegment(F, a, ao + (i + j) * 4, LE).compare(VectorOperators.LT, FloatVector.fromMemorySegment(F, b, bo + (i + j) * 4, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += F.length()) {
-                bits |= FloatVector.fromMemorySegment(F, a, ao + (i + j) * 4, LE).compare(VectorOperators.LT, FloatVector.fromMemorySegment(F, b, bo + (i + j) * 4, LE)).toLong() << j;
+            long p = ao + i * 4;
+            long q = bo + i * 4;
+            long bits = FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.LT, FloatVector.fromMemorySegment(F, b, q, LE)).toLong();
+            if (1 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 1L * 4 * F.length(), LE).compare(VectorOperators.LT, FloatVector.fromMemorySegment(F, b, q + 1L * 4 * F.length(), LE)).toLong() << (1 * F.length());
+            }
+            if (2 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 2L * 4 * F.length(), LE).compare(VectorOperators.LT, FloatVector.fromMemorySegment(F, b, q + 2L * 4 * F.length(), LE)).toLong() << (2 * F.length());
+            }
+            if (3 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 3L * 4 * F.length(), LE).compare(VectorOperators.LT, FloatVector.fromMemorySegment(F, b, q + 3L * 4 * F.length(), LE)).toLong() << (3 * F.length());
+            }
+            if (4 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 4L * 4 * F.length(), LE).compare(VectorOperators.LT, FloatVector.fromMemorySegment(F, b, q + 4L * 4 * F.length(), LE)).toLong() << (4 * F.length());
+            }
+            if (5 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 5L * 4 * F.length(), LE).compare(VectorOperators.LT, FloatVector.fromMemorySegment(F, b, q + 5L * 4 * F.length(), LE)).toLong() << (5 * F.length());
+            }
+            if (6 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 6L * 4 * F.length(), LE).compare(VectorOperators.LT, FloatVector.fromMemorySegment(F, b, q + 6L * 4 * F.length(), LE)).toLong() << (6 * F.length());
+            }
+            if (7 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 7L * 4 * F.length(), LE).compare(VectorOperators.LT, FloatVector.fromMemorySegment(F, b, q + 7L * 4 * F.length(), LE)).toLong() << (7 * F.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1104,10 +3300,40 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void geAF32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (8 * F.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += F.length()) {
+                    bits |= FloatVector.fromMemorySegment(F, a, ao + (i + j) * 4, LE).compare(VectorOperators.GE, FloatVector.fromMemorySegment(F, b, bo + (i + j) * 4, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += F.length()) {
-                bits |= FloatVector.fromMemorySegment(F, a, ao + (i + j) * 4, LE).compare(VectorOperators.GE, FloatVector.fromMemorySegment(F, b, bo + (i + j) * 4, LE)).toLong() << j;
+            long p = ao + i * 4;
+            long q = bo + i * 4;
+            long bits = FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.GE, FloatVector.fromMemorySegment(F, b, q, LE)).toLong();
+            if (1 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 1L * 4 * F.length(), LE).compare(VectorOperators.GE, FloatVector.fromMemorySegment(F, b, q + 1L * 4 * F.length(), LE)).toLong() << (1 * F.length());
+            }
+            if (2 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 2L * 4 * F.length(), LE).compare(VectorOperators.GE, FloatVector.fromMemorySegment(F, b, q + 2L * 4 * F.length(), LE)).toLong() << (2 * F.length());
+            }
+            if (3 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 3L * 4 * F.length(), LE).compare(VectorOperators.GE, FloatVector.fromMemorySegment(F, b, q + 3L * 4 * F.length(), LE)).toLong() << (3 * F.length());
+            }
+            if (4 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 4L * 4 * F.length(), LE).compare(VectorOperators.GE, FloatVector.fromMemorySegment(F, b, q + 4L * 4 * F.length(), LE)).toLong() << (4 * F.length());
+            }
+            if (5 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 5L * 4 * F.length(), LE).compare(VectorOperators.GE, FloatVector.fromMemorySegment(F, b, q + 5L * 4 * F.length(), LE)).toLong() << (5 * F.length());
+            }
+            if (6 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 6L * 4 * F.length(), LE).compare(VectorOperators.GE, FloatVector.fromMemorySegment(F, b, q + 6L * 4 * F.length(), LE)).toLong() << (6 * F.length());
+            }
+            if (7 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 7L * 4 * F.length(), LE).compare(VectorOperators.GE, FloatVector.fromMemorySegment(F, b, q + 7L * 4 * F.length(), LE)).toLong() << (7 * F.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1115,10 +3341,40 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void leAF32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (8 * F.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += F.length()) {
+                    bits |= FloatVector.fromMemorySegment(F, a, ao + (i + j) * 4, LE).compare(VectorOperators.LE, FloatVector.fromMemorySegment(F, b, bo + (i + j) * 4, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += F.length()) {
-                bits |= FloatVector.fromMemorySegment(F, a, ao + (i + j) * 4, LE).compare(VectorOperators.LE, FloatVector.fromMemorySegment(F, b, bo + (i + j) * 4, LE)).toLong() << j;
+            long p = ao + i * 4;
+            long q = bo + i * 4;
+            long bits = FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.LE, FloatVector.fromMemorySegment(F, b, q, LE)).toLong();
+            if (1 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 1L * 4 * F.length(), LE).compare(VectorOperators.LE, FloatVector.fromMemorySegment(F, b, q + 1L * 4 * F.length(), LE)).toLong() << (1 * F.length());
+            }
+            if (2 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 2L * 4 * F.length(), LE).compare(VectorOperators.LE, FloatVector.fromMemorySegment(F, b, q + 2L * 4 * F.length(), LE)).toLong() << (2 * F.length());
+            }
+            if (3 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 3L * 4 * F.length(), LE).compare(VectorOperators.LE, FloatVector.fromMemorySegment(F, b, q + 3L * 4 * F.length(), LE)).toLong() << (3 * F.length());
+            }
+            if (4 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 4L * 4 * F.length(), LE).compare(VectorOperators.LE, FloatVector.fromMemorySegment(F, b, q + 4L * 4 * F.length(), LE)).toLong() << (4 * F.length());
+            }
+            if (5 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 5L * 4 * F.length(), LE).compare(VectorOperators.LE, FloatVector.fromMemorySegment(F, b, q + 5L * 4 * F.length(), LE)).toLong() << (5 * F.length());
+            }
+            if (6 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 6L * 4 * F.length(), LE).compare(VectorOperators.LE, FloatVector.fromMemorySegment(F, b, q + 6L * 4 * F.length(), LE)).toLong() << (6 * F.length());
+            }
+            if (7 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 7L * 4 * F.length(), LE).compare(VectorOperators.LE, FloatVector.fromMemorySegment(F, b, q + 7L * 4 * F.length(), LE)).toLong() << (7 * F.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1126,10 +3382,40 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void eqAF32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (8 * F.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += F.length()) {
+                    bits |= FloatVector.fromMemorySegment(F, a, ao + (i + j) * 4, LE).compare(VectorOperators.EQ, FloatVector.fromMemorySegment(F, b, bo + (i + j) * 4, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += F.length()) {
-                bits |= FloatVector.fromMemorySegment(F, a, ao + (i + j) * 4, LE).compare(VectorOperators.EQ, FloatVector.fromMemorySegment(F, b, bo + (i + j) * 4, LE)).toLong() << j;
+            long p = ao + i * 4;
+            long q = bo + i * 4;
+            long bits = FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.EQ, FloatVector.fromMemorySegment(F, b, q, LE)).toLong();
+            if (1 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 1L * 4 * F.length(), LE).compare(VectorOperators.EQ, FloatVector.fromMemorySegment(F, b, q + 1L * 4 * F.length(), LE)).toLong() << (1 * F.length());
+            }
+            if (2 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 2L * 4 * F.length(), LE).compare(VectorOperators.EQ, FloatVector.fromMemorySegment(F, b, q + 2L * 4 * F.length(), LE)).toLong() << (2 * F.length());
+            }
+            if (3 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 3L * 4 * F.length(), LE).compare(VectorOperators.EQ, FloatVector.fromMemorySegment(F, b, q + 3L * 4 * F.length(), LE)).toLong() << (3 * F.length());
+            }
+            if (4 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 4L * 4 * F.length(), LE).compare(VectorOperators.EQ, FloatVector.fromMemorySegment(F, b, q + 4L * 4 * F.length(), LE)).toLong() << (4 * F.length());
+            }
+            if (5 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 5L * 4 * F.length(), LE).compare(VectorOperators.EQ, FloatVector.fromMemorySegment(F, b, q + 5L * 4 * F.length(), LE)).toLong() << (5 * F.length());
+            }
+            if (6 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 6L * 4 * F.length(), LE).compare(VectorOperators.EQ, FloatVector.fromMemorySegment(F, b, q + 6L * 4 * F.length(), LE)).toLong() << (6 * F.length());
+            }
+            if (7 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 7L * 4 * F.length(), LE).compare(VectorOperators.EQ, FloatVector.fromMemorySegment(F, b, q + 7L * 4 * F.length(), LE)).toLong() << (7 * F.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1137,10 +3423,40 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void neAF32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (8 * F.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += F.length()) {
+                    bits |= FloatVector.fromMemorySegment(F, a, ao + (i + j) * 4, LE).compare(VectorOperators.NE, FloatVector.fromMemorySegment(F, b, bo + (i + j) * 4, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += F.length()) {
-                bits |= FloatVector.fromMemorySegment(F, a, ao + (i + j) * 4, LE).compare(VectorOperators.NE, FloatVector.fromMemorySegment(F, b, bo + (i + j) * 4, LE)).toLong() << j;
+            long p = ao + i * 4;
+            long q = bo + i * 4;
+            long bits = FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.NE, FloatVector.fromMemorySegment(F, b, q, LE)).toLong();
+            if (1 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 1L * 4 * F.length(), LE).compare(VectorOperators.NE, FloatVector.fromMemorySegment(F, b, q + 1L * 4 * F.length(), LE)).toLong() << (1 * F.length());
+            }
+            if (2 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 2L * 4 * F.length(), LE).compare(VectorOperators.NE, FloatVector.fromMemorySegment(F, b, q + 2L * 4 * F.length(), LE)).toLong() << (2 * F.length());
+            }
+            if (3 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 3L * 4 * F.length(), LE).compare(VectorOperators.NE, FloatVector.fromMemorySegment(F, b, q + 3L * 4 * F.length(), LE)).toLong() << (3 * F.length());
+            }
+            if (4 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 4L * 4 * F.length(), LE).compare(VectorOperators.NE, FloatVector.fromMemorySegment(F, b, q + 4L * 4 * F.length(), LE)).toLong() << (4 * F.length());
+            }
+            if (5 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 5L * 4 * F.length(), LE).compare(VectorOperators.NE, FloatVector.fromMemorySegment(F, b, q + 5L * 4 * F.length(), LE)).toLong() << (5 * F.length());
+            }
+            if (6 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 6L * 4 * F.length(), LE).compare(VectorOperators.NE, FloatVector.fromMemorySegment(F, b, q + 6L * 4 * F.length(), LE)).toLong() << (6 * F.length());
+            }
+            if (7 * F.length() < 64) {
+                bits |= FloatVector.fromMemorySegment(F, a, p + 7L * 4 * F.length(), LE).compare(VectorOperators.NE, FloatVector.fromMemorySegment(F, b, q + 7L * 4 * F.length(), LE)).toLong() << (7 * F.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1148,10 +3464,64 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void gtAI64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (16 * L.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += L.length()) {
+                    bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, bo + (i + j) * 8, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += L.length()) {
-                bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, bo + (i + j) * 8, LE)).toLong() << j;
+            long p = ao + i * 8;
+            long q = bo + i * 8;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q, LE)).toLong();
+            if (1 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 1L * 8 * L.length(), LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 1L * 8 * L.length(), LE)).toLong() << (1 * L.length());
+            }
+            if (2 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 2L * 8 * L.length(), LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 2L * 8 * L.length(), LE)).toLong() << (2 * L.length());
+            }
+            if (3 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 3L * 8 * L.length(), LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 3L * 8 * L.length(), LE)).toLong() << (3 * L.length());
+            }
+            if (4 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 4L * 8 * L.length(), LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 4L * 8 * L.length(), LE)).toLong() << (4 * L.length());
+            }
+            if (5 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 5L * 8 * L.length(), LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 5L * 8 * L.length(), LE)).toLong() << (5 * L.length());
+            }
+            if (6 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 6L * 8 * L.length(), LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 6L * 8 * L.length(), LE)).toLong() << (6 * L.length());
+            }
+            if (7 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 7L * 8 * L.length(), LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 7L * 8 * L.length(), LE)).toLong() << (7 * L.length());
+            }
+            if (8 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 8L * 8 * L.length(), LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 8L * 8 * L.length(), LE)).toLong() << (8 * L.length());
+            }
+            if (9 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 9L * 8 * L.length(), LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 9L * 8 * L.length(), LE)).toLong() << (9 * L.length());
+            }
+            if (10 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 10L * 8 * L.length(), LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 10L * 8 * L.length(), LE)).toLong() << (10 * L.length());
+            }
+            if (11 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 11L * 8 * L.length(), LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 11L * 8 * L.length(), LE)).toLong() << (11 * L.length());
+            }
+            if (12 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 12L * 8 * L.length(), LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 12L * 8 * L.length(), LE)).toLong() << (12 * L.length());
+            }
+            if (13 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 13L * 8 * L.length(), LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 13L * 8 * L.length(), LE)).toLong() << (13 * L.length());
+            }
+            if (14 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 14L * 8 * L.length(), LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 14L * 8 * L.length(), LE)).toLong() << (14 * L.length());
+            }
+            if (15 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 15L * 8 * L.length(), LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 15L * 8 * L.length(), LE)).toLong() << (15 * L.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1159,10 +3529,64 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void ltAI64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (16 * L.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += L.length()) {
+                    bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, bo + (i + j) * 8, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += L.length()) {
-                bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, bo + (i + j) * 8, LE)).toLong() << j;
+            long p = ao + i * 8;
+            long q = bo + i * 8;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q, LE)).toLong();
+            if (1 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 1L * 8 * L.length(), LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 1L * 8 * L.length(), LE)).toLong() << (1 * L.length());
+            }
+            if (2 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 2L * 8 * L.length(), LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 2L * 8 * L.length(), LE)).toLong() << (2 * L.length());
+            }
+            if (3 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 3L * 8 * L.length(), LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 3L * 8 * L.length(), LE)).toLong() << (3 * L.length());
+            }
+            if (4 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 4L * 8 * L.length(), LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 4L * 8 * L.length(), LE)).toLong() << (4 * L.length());
+            }
+            if (5 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 5L * 8 * L.length(), LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 5L * 8 * L.length(), LE)).toLong() << (5 * L.length());
+            }
+            if (6 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 6L * 8 * L.length(), LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 6L * 8 * L.length(), LE)).toLong() << (6 * L.length());
+            }
+            if (7 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 7L * 8 * L.length(), LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 7L * 8 * L.length(), LE)).toLong() << (7 * L.length());
+            }
+            if (8 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 8L * 8 * L.length(), LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 8L * 8 * L.length(), LE)).toLong() << (8 * L.length());
+            }
+            if (9 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 9L * 8 * L.length(), LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 9L * 8 * L.length(), LE)).toLong() << (9 * L.length());
+            }
+            if (10 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 10L * 8 * L.length(), LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 10L * 8 * L.length(), LE)).toLong() << (10 * L.length());
+            }
+            if (11 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 11L * 8 * L.length(), LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 11L * 8 * L.length(), LE)).toLong() << (11 * L.length());
+            }
+            if (12 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 12L * 8 * L.length(), LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 12L * 8 * L.length(), LE)).toLong() << (12 * L.length());
+            }
+            if (13 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 13L * 8 * L.length(), LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 13L * 8 * L.length(), LE)).toLong() << (13 * L.length());
+            }
+            if (14 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 14L * 8 * L.length(), LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 14L * 8 * L.length(), LE)).toLong() << (14 * L.length());
+            }
+            if (15 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 15L * 8 * L.length(), LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 15L * 8 * L.length(), LE)).toLong() << (15 * L.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1170,10 +3594,64 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void geAI64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (16 * L.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += L.length()) {
+                    bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, bo + (i + j) * 8, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += L.length()) {
-                bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, bo + (i + j) * 8, LE)).toLong() << j;
+            long p = ao + i * 8;
+            long q = bo + i * 8;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q, LE)).toLong();
+            if (1 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 1L * 8 * L.length(), LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 1L * 8 * L.length(), LE)).toLong() << (1 * L.length());
+            }
+            if (2 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 2L * 8 * L.length(), LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 2L * 8 * L.length(), LE)).toLong() << (2 * L.length());
+            }
+            if (3 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 3L * 8 * L.length(), LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 3L * 8 * L.length(), LE)).toLong() << (3 * L.length());
+            }
+            if (4 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 4L * 8 * L.length(), LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 4L * 8 * L.length(), LE)).toLong() << (4 * L.length());
+            }
+            if (5 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 5L * 8 * L.length(), LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 5L * 8 * L.length(), LE)).toLong() << (5 * L.length());
+            }
+            if (6 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 6L * 8 * L.length(), LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 6L * 8 * L.length(), LE)).toLong() << (6 * L.length());
+            }
+            if (7 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 7L * 8 * L.length(), LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 7L * 8 * L.length(), LE)).toLong() << (7 * L.length());
+            }
+            if (8 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 8L * 8 * L.length(), LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 8L * 8 * L.length(), LE)).toLong() << (8 * L.length());
+            }
+            if (9 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 9L * 8 * L.length(), LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 9L * 8 * L.length(), LE)).toLong() << (9 * L.length());
+            }
+            if (10 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 10L * 8 * L.length(), LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 10L * 8 * L.length(), LE)).toLong() << (10 * L.length());
+            }
+            if (11 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 11L * 8 * L.length(), LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 11L * 8 * L.length(), LE)).toLong() << (11 * L.length());
+            }
+            if (12 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 12L * 8 * L.length(), LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 12L * 8 * L.length(), LE)).toLong() << (12 * L.length());
+            }
+            if (13 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 13L * 8 * L.length(), LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 13L * 8 * L.length(), LE)).toLong() << (13 * L.length());
+            }
+            if (14 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 14L * 8 * L.length(), LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 14L * 8 * L.length(), LE)).toLong() << (14 * L.length());
+            }
+            if (15 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 15L * 8 * L.length(), LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 15L * 8 * L.length(), LE)).toLong() << (15 * L.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1181,10 +3659,64 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void leAI64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (16 * L.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += L.length()) {
+                    bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, bo + (i + j) * 8, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += L.length()) {
-                bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, bo + (i + j) * 8, LE)).toLong() << j;
+            long p = ao + i * 8;
+            long q = bo + i * 8;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q, LE)).toLong();
+            if (1 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 1L * 8 * L.length(), LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 1L * 8 * L.length(), LE)).toLong() << (1 * L.length());
+            }
+            if (2 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 2L * 8 * L.length(), LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 2L * 8 * L.length(), LE)).toLong() << (2 * L.length());
+            }
+            if (3 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 3L * 8 * L.length(), LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 3L * 8 * L.length(), LE)).toLong() << (3 * L.length());
+            }
+            if (4 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 4L * 8 * L.length(), LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 4L * 8 * L.length(), LE)).toLong() << (4 * L.length());
+            }
+            if (5 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 5L * 8 * L.length(), LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 5L * 8 * L.length(), LE)).toLong() << (5 * L.length());
+            }
+            if (6 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 6L * 8 * L.length(), LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 6L * 8 * L.length(), LE)).toLong() << (6 * L.length());
+            }
+            if (7 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 7L * 8 * L.length(), LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 7L * 8 * L.length(), LE)).toLong() << (7 * L.length());
+            }
+            if (8 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 8L * 8 * L.length(), LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 8L * 8 * L.length(), LE)).toLong() << (8 * L.length());
+            }
+            if (9 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 9L * 8 * L.length(), LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 9L * 8 * L.length(), LE)).toLong() << (9 * L.length());
+            }
+            if (10 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 10L * 8 * L.length(), LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 10L * 8 * L.length(), LE)).toLong() << (10 * L.length());
+            }
+            if (11 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 11L * 8 * L.length(), LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 11L * 8 * L.length(), LE)).toLong() << (11 * L.length());
+            }
+            if (12 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 12L * 8 * L.length(), LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 12L * 8 * L.length(), LE)).toLong() << (12 * L.length());
+            }
+            if (13 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 13L * 8 * L.length(), LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 13L * 8 * L.length(), LE)).toLong() << (13 * L.length());
+            }
+            if (14 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 14L * 8 * L.length(), LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 14L * 8 * L.length(), LE)).toLong() << (14 * L.length());
+            }
+            if (15 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 15L * 8 * L.length(), LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 15L * 8 * L.length(), LE)).toLong() << (15 * L.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1192,10 +3724,64 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void eqAI64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (16 * L.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += L.length()) {
+                    bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, bo + (i + j) * 8, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += L.length()) {
-                bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, bo + (i + j) * 8, LE)).toLong() << j;
+            long p = ao + i * 8;
+            long q = bo + i * 8;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q, LE)).toLong();
+            if (1 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 1L * 8 * L.length(), LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 1L * 8 * L.length(), LE)).toLong() << (1 * L.length());
+            }
+            if (2 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 2L * 8 * L.length(), LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 2L * 8 * L.length(), LE)).toLong() << (2 * L.length());
+            }
+            if (3 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 3L * 8 * L.length(), LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 3L * 8 * L.length(), LE)).toLong() << (3 * L.length());
+            }
+            if (4 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 4L * 8 * L.length(), LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 4L * 8 * L.length(), LE)).toLong() << (4 * L.length());
+            }
+            if (5 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 5L * 8 * L.length(), LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 5L * 8 * L.length(), LE)).toLong() << (5 * L.length());
+            }
+            if (6 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 6L * 8 * L.length(), LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 6L * 8 * L.length(), LE)).toLong() << (6 * L.length());
+            }
+            if (7 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 7L * 8 * L.length(), LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 7L * 8 * L.length(), LE)).toLong() << (7 * L.length());
+            }
+            if (8 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 8L * 8 * L.length(), LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 8L * 8 * L.length(), LE)).toLong() << (8 * L.length());
+            }
+            if (9 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 9L * 8 * L.length(), LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 9L * 8 * L.length(), LE)).toLong() << (9 * L.length());
+            }
+            if (10 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 10L * 8 * L.length(), LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 10L * 8 * L.length(), LE)).toLong() << (10 * L.length());
+            }
+            if (11 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 11L * 8 * L.length(), LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 11L * 8 * L.length(), LE)).toLong() << (11 * L.length());
+            }
+            if (12 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 12L * 8 * L.length(), LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 12L * 8 * L.length(), LE)).toLong() << (12 * L.length());
+            }
+            if (13 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 13L * 8 * L.length(), LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 13L * 8 * L.length(), LE)).toLong() << (13 * L.length());
+            }
+            if (14 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 14L * 8 * L.length(), LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 14L * 8 * L.length(), LE)).toLong() << (14 * L.length());
+            }
+            if (15 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 15L * 8 * L.length(), LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 15L * 8 * L.length(), LE)).toLong() << (15 * L.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1203,10 +3789,64 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void neAI64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (16 * L.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += L.length()) {
+                    bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, bo + (i + j) * 8, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += L.length()) {
-                bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, bo + (i + j) * 8, LE)).toLong() << j;
+            long p = ao + i * 8;
+            long q = bo + i * 8;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q, LE)).toLong();
+            if (1 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 1L * 8 * L.length(), LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 1L * 8 * L.length(), LE)).toLong() << (1 * L.length());
+            }
+            if (2 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 2L * 8 * L.length(), LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 2L * 8 * L.length(), LE)).toLong() << (2 * L.length());
+            }
+            if (3 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 3L * 8 * L.length(), LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 3L * 8 * L.length(), LE)).toLong() << (3 * L.length());
+            }
+            if (4 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 4L * 8 * L.length(), LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 4L * 8 * L.length(), LE)).toLong() << (4 * L.length());
+            }
+            if (5 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 5L * 8 * L.length(), LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 5L * 8 * L.length(), LE)).toLong() << (5 * L.length());
+            }
+            if (6 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 6L * 8 * L.length(), LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 6L * 8 * L.length(), LE)).toLong() << (6 * L.length());
+            }
+            if (7 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 7L * 8 * L.length(), LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 7L * 8 * L.length(), LE)).toLong() << (7 * L.length());
+            }
+            if (8 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 8L * 8 * L.length(), LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 8L * 8 * L.length(), LE)).toLong() << (8 * L.length());
+            }
+            if (9 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 9L * 8 * L.length(), LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 9L * 8 * L.length(), LE)).toLong() << (9 * L.length());
+            }
+            if (10 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 10L * 8 * L.length(), LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 10L * 8 * L.length(), LE)).toLong() << (10 * L.length());
+            }
+            if (11 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 11L * 8 * L.length(), LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 11L * 8 * L.length(), LE)).toLong() << (11 * L.length());
+            }
+            if (12 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 12L * 8 * L.length(), LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 12L * 8 * L.length(), LE)).toLong() << (12 * L.length());
+            }
+            if (13 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 13L * 8 * L.length(), LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 13L * 8 * L.length(), LE)).toLong() << (13 * L.length());
+            }
+            if (14 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 14L * 8 * L.length(), LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 14L * 8 * L.length(), LE)).toLong() << (14 * L.length());
+            }
+            if (15 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 15L * 8 * L.length(), LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 15L * 8 * L.length(), LE)).toLong() << (15 * L.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1214,10 +3854,40 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void gtAI32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (8 * I.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += I.length()) {
+                    bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, bo + (i + j) * 4, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += I.length()) {
-                bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, bo + (i + j) * 4, LE)).toLong() << j;
+            long p = ao + i * 4;
+            long q = bo + i * 4;
+            long bits = IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, q, LE)).toLong();
+            if (1 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 1L * 4 * I.length(), LE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, q + 1L * 4 * I.length(), LE)).toLong() << (1 * I.length());
+            }
+            if (2 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 2L * 4 * I.length(), LE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, q + 2L * 4 * I.length(), LE)).toLong() << (2 * I.length());
+            }
+            if (3 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 3L * 4 * I.length(), LE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, q + 3L * 4 * I.length(), LE)).toLong() << (3 * I.length());
+            }
+            if (4 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 4L * 4 * I.length(), LE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, q + 4L * 4 * I.length(), LE)).toLong() << (4 * I.length());
+            }
+            if (5 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 5L * 4 * I.length(), LE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, q + 5L * 4 * I.length(), LE)).toLong() << (5 * I.length());
+            }
+            if (6 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 6L * 4 * I.length(), LE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, q + 6L * 4 * I.length(), LE)).toLong() << (6 * I.length());
+            }
+            if (7 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 7L * 4 * I.length(), LE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, q + 7L * 4 * I.length(), LE)).toLong() << (7 * I.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1225,10 +3895,40 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void ltAI32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (8 * I.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += I.length()) {
+                    bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, bo + (i + j) * 4, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += I.length()) {
-                bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, bo + (i + j) * 4, LE)).toLong() << j;
+            long p = ao + i * 4;
+            long q = bo + i * 4;
+            long bits = IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, q, LE)).toLong();
+            if (1 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 1L * 4 * I.length(), LE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, q + 1L * 4 * I.length(), LE)).toLong() << (1 * I.length());
+            }
+            if (2 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 2L * 4 * I.length(), LE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, q + 2L * 4 * I.length(), LE)).toLong() << (2 * I.length());
+            }
+            if (3 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 3L * 4 * I.length(), LE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, q + 3L * 4 * I.length(), LE)).toLong() << (3 * I.length());
+            }
+            if (4 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 4L * 4 * I.length(), LE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, q + 4L * 4 * I.length(), LE)).toLong() << (4 * I.length());
+            }
+            if (5 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 5L * 4 * I.length(), LE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, q + 5L * 4 * I.length(), LE)).toLong() << (5 * I.length());
+            }
+            if (6 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 6L * 4 * I.length(), LE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, q + 6L * 4 * I.length(), LE)).toLong() << (6 * I.length());
+            }
+            if (7 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 7L * 4 * I.length(), LE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, q + 7L * 4 * I.length(), LE)).toLong() << (7 * I.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1236,10 +3936,40 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void geAI32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (8 * I.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += I.length()) {
+                    bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, bo + (i + j) * 4, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += I.length()) {
-                bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, bo + (i + j) * 4, LE)).toLong() << j;
+            long p = ao + i * 4;
+            long q = bo + i * 4;
+            long bits = IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, q, LE)).toLong();
+            if (1 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 1L * 4 * I.length(), LE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, q + 1L * 4 * I.length(), LE)).toLong() << (1 * I.length());
+            }
+            if (2 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 2L * 4 * I.length(), LE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, q + 2L * 4 * I.length(), LE)).toLong() << (2 * I.length());
+            }
+            if (3 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 3L * 4 * I.length(), LE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, q + 3L * 4 * I.length(), LE)).toLong() << (3 * I.length());
+            }
+            if (4 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 4L * 4 * I.length(), LE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, q + 4L * 4 * I.length(), LE)).toLong() << (4 * I.length());
+            }
+            if (5 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 5L * 4 * I.length(), LE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, q + 5L * 4 * I.length(), LE)).toLong() << (5 * I.length());
+            }
+            if (6 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 6L * 4 * I.length(), LE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, q + 6L * 4 * I.length(), LE)).toLong() << (6 * I.length());
+            }
+            if (7 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 7L * 4 * I.length(), LE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, q + 7L * 4 * I.length(), LE)).toLong() << (7 * I.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1247,10 +3977,40 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void leAI32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (8 * I.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += I.length()) {
+                    bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, bo + (i + j) * 4, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += I.length()) {
-                bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, bo + (i + j) * 4, LE)).toLong() << j;
+            long p = ao + i * 4;
+            long q = bo + i * 4;
+            long bits = IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, q, LE)).toLong();
+            if (1 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 1L * 4 * I.length(), LE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, q + 1L * 4 * I.length(), LE)).toLong() << (1 * I.length());
+            }
+            if (2 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 2L * 4 * I.length(), LE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, q + 2L * 4 * I.length(), LE)).toLong() << (2 * I.length());
+            }
+            if (3 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 3L * 4 * I.length(), LE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, q + 3L * 4 * I.length(), LE)).toLong() << (3 * I.length());
+            }
+            if (4 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 4L * 4 * I.length(), LE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, q + 4L * 4 * I.length(), LE)).toLong() << (4 * I.length());
+            }
+            if (5 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 5L * 4 * I.length(), LE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, q + 5L * 4 * I.length(), LE)).toLong() << (5 * I.length());
+            }
+            if (6 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 6L * 4 * I.length(), LE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, q + 6L * 4 * I.length(), LE)).toLong() << (6 * I.length());
+            }
+            if (7 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 7L * 4 * I.length(), LE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, q + 7L * 4 * I.length(), LE)).toLong() << (7 * I.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1258,10 +4018,40 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void eqAI32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (8 * I.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += I.length()) {
+                    bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, bo + (i + j) * 4, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += I.length()) {
-                bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, bo + (i + j) * 4, LE)).toLong() << j;
+            long p = ao + i * 4;
+            long q = bo + i * 4;
+            long bits = IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, q, LE)).toLong();
+            if (1 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 1L * 4 * I.length(), LE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, q + 1L * 4 * I.length(), LE)).toLong() << (1 * I.length());
+            }
+            if (2 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 2L * 4 * I.length(), LE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, q + 2L * 4 * I.length(), LE)).toLong() << (2 * I.length());
+            }
+            if (3 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 3L * 4 * I.length(), LE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, q + 3L * 4 * I.length(), LE)).toLong() << (3 * I.length());
+            }
+            if (4 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 4L * 4 * I.length(), LE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, q + 4L * 4 * I.length(), LE)).toLong() << (4 * I.length());
+            }
+            if (5 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 5L * 4 * I.length(), LE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, q + 5L * 4 * I.length(), LE)).toLong() << (5 * I.length());
+            }
+            if (6 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 6L * 4 * I.length(), LE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, q + 6L * 4 * I.length(), LE)).toLong() << (6 * I.length());
+            }
+            if (7 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 7L * 4 * I.length(), LE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, q + 7L * 4 * I.length(), LE)).toLong() << (7 * I.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1269,10 +4059,40 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void neAI32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (8 * I.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += I.length()) {
+                    bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, bo + (i + j) * 4, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += I.length()) {
-                bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, bo + (i + j) * 4, LE)).toLong() << j;
+            long p = ao + i * 4;
+            long q = bo + i * 4;
+            long bits = IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, q, LE)).toLong();
+            if (1 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 1L * 4 * I.length(), LE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, q + 1L * 4 * I.length(), LE)).toLong() << (1 * I.length());
+            }
+            if (2 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 2L * 4 * I.length(), LE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, q + 2L * 4 * I.length(), LE)).toLong() << (2 * I.length());
+            }
+            if (3 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 3L * 4 * I.length(), LE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, q + 3L * 4 * I.length(), LE)).toLong() << (3 * I.length());
+            }
+            if (4 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 4L * 4 * I.length(), LE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, q + 4L * 4 * I.length(), LE)).toLong() << (4 * I.length());
+            }
+            if (5 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 5L * 4 * I.length(), LE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, q + 5L * 4 * I.length(), LE)).toLong() << (5 * I.length());
+            }
+            if (6 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 6L * 4 * I.length(), LE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, q + 6L * 4 * I.length(), LE)).toLong() << (6 * I.length());
+            }
+            if (7 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 7L * 4 * I.length(), LE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, q + 7L * 4 * I.length(), LE)).toLong() << (7 * I.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1280,10 +4100,28 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void gtAI16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (4 * S.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += S.length()) {
+                    bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).compare(VectorOperators.GT, ShortVector.fromMemorySegment(S, b, bo + (i + j) * 2, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += S.length()) {
-                bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).compare(VectorOperators.GT, ShortVector.fromMemorySegment(S, b, bo + (i + j) * 2, LE)).toLong() << j;
+            long p = ao + i * 2;
+            long q = bo + i * 2;
+            long bits = ShortVector.fromMemorySegment(S, a, p, LE).compare(VectorOperators.GT, ShortVector.fromMemorySegment(S, b, q, LE)).toLong();
+            if (1 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 1L * 2 * S.length(), LE).compare(VectorOperators.GT, ShortVector.fromMemorySegment(S, b, q + 1L * 2 * S.length(), LE)).toLong() << (1 * S.length());
+            }
+            if (2 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 2L * 2 * S.length(), LE).compare(VectorOperators.GT, ShortVector.fromMemorySegment(S, b, q + 2L * 2 * S.length(), LE)).toLong() << (2 * S.length());
+            }
+            if (3 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 3L * 2 * S.length(), LE).compare(VectorOperators.GT, ShortVector.fromMemorySegment(S, b, q + 3L * 2 * S.length(), LE)).toLong() << (3 * S.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1291,10 +4129,28 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void ltAI16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (4 * S.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += S.length()) {
+                    bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).compare(VectorOperators.LT, ShortVector.fromMemorySegment(S, b, bo + (i + j) * 2, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += S.length()) {
-                bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).compare(VectorOperators.LT, ShortVector.fromMemorySegment(S, b, bo + (i + j) * 2, LE)).toLong() << j;
+            long p = ao + i * 2;
+            long q = bo + i * 2;
+            long bits = ShortVector.fromMemorySegment(S, a, p, LE).compare(VectorOperators.LT, ShortVector.fromMemorySegment(S, b, q, LE)).toLong();
+            if (1 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 1L * 2 * S.length(), LE).compare(VectorOperators.LT, ShortVector.fromMemorySegment(S, b, q + 1L * 2 * S.length(), LE)).toLong() << (1 * S.length());
+            }
+            if (2 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 2L * 2 * S.length(), LE).compare(VectorOperators.LT, ShortVector.fromMemorySegment(S, b, q + 2L * 2 * S.length(), LE)).toLong() << (2 * S.length());
+            }
+            if (3 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 3L * 2 * S.length(), LE).compare(VectorOperators.LT, ShortVector.fromMemorySegment(S, b, q + 3L * 2 * S.length(), LE)).toLong() << (3 * S.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1302,10 +4158,28 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void geAI16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (4 * S.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += S.length()) {
+                    bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).compare(VectorOperators.GE, ShortVector.fromMemorySegment(S, b, bo + (i + j) * 2, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += S.length()) {
-                bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).compare(VectorOperators.GE, ShortVector.fromMemorySegment(S, b, bo + (i + j) * 2, LE)).toLong() << j;
+            long p = ao + i * 2;
+            long q = bo + i * 2;
+            long bits = ShortVector.fromMemorySegment(S, a, p, LE).compare(VectorOperators.GE, ShortVector.fromMemorySegment(S, b, q, LE)).toLong();
+            if (1 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 1L * 2 * S.length(), LE).compare(VectorOperators.GE, ShortVector.fromMemorySegment(S, b, q + 1L * 2 * S.length(), LE)).toLong() << (1 * S.length());
+            }
+            if (2 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 2L * 2 * S.length(), LE).compare(VectorOperators.GE, ShortVector.fromMemorySegment(S, b, q + 2L * 2 * S.length(), LE)).toLong() << (2 * S.length());
+            }
+            if (3 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 3L * 2 * S.length(), LE).compare(VectorOperators.GE, ShortVector.fromMemorySegment(S, b, q + 3L * 2 * S.length(), LE)).toLong() << (3 * S.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1313,10 +4187,28 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void leAI16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (4 * S.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += S.length()) {
+                    bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).compare(VectorOperators.LE, ShortVector.fromMemorySegment(S, b, bo + (i + j) * 2, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += S.length()) {
-                bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).compare(VectorOperators.LE, ShortVector.fromMemorySegment(S, b, bo + (i + j) * 2, LE)).toLong() << j;
+            long p = ao + i * 2;
+            long q = bo + i * 2;
+            long bits = ShortVector.fromMemorySegment(S, a, p, LE).compare(VectorOperators.LE, ShortVector.fromMemorySegment(S, b, q, LE)).toLong();
+            if (1 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 1L * 2 * S.length(), LE).compare(VectorOperators.LE, ShortVector.fromMemorySegment(S, b, q + 1L * 2 * S.length(), LE)).toLong() << (1 * S.length());
+            }
+            if (2 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 2L * 2 * S.length(), LE).compare(VectorOperators.LE, ShortVector.fromMemorySegment(S, b, q + 2L * 2 * S.length(), LE)).toLong() << (2 * S.length());
+            }
+            if (3 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 3L * 2 * S.length(), LE).compare(VectorOperators.LE, ShortVector.fromMemorySegment(S, b, q + 3L * 2 * S.length(), LE)).toLong() << (3 * S.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1324,10 +4216,28 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void eqAI16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (4 * S.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += S.length()) {
+                    bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).compare(VectorOperators.EQ, ShortVector.fromMemorySegment(S, b, bo + (i + j) * 2, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += S.length()) {
-                bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).compare(VectorOperators.EQ, ShortVector.fromMemorySegment(S, b, bo + (i + j) * 2, LE)).toLong() << j;
+            long p = ao + i * 2;
+            long q = bo + i * 2;
+            long bits = ShortVector.fromMemorySegment(S, a, p, LE).compare(VectorOperators.EQ, ShortVector.fromMemorySegment(S, b, q, LE)).toLong();
+            if (1 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 1L * 2 * S.length(), LE).compare(VectorOperators.EQ, ShortVector.fromMemorySegment(S, b, q + 1L * 2 * S.length(), LE)).toLong() << (1 * S.length());
+            }
+            if (2 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 2L * 2 * S.length(), LE).compare(VectorOperators.EQ, ShortVector.fromMemorySegment(S, b, q + 2L * 2 * S.length(), LE)).toLong() << (2 * S.length());
+            }
+            if (3 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 3L * 2 * S.length(), LE).compare(VectorOperators.EQ, ShortVector.fromMemorySegment(S, b, q + 3L * 2 * S.length(), LE)).toLong() << (3 * S.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1335,10 +4245,28 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void neAI16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (4 * S.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += S.length()) {
+                    bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).compare(VectorOperators.NE, ShortVector.fromMemorySegment(S, b, bo + (i + j) * 2, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += S.length()) {
-                bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).compare(VectorOperators.NE, ShortVector.fromMemorySegment(S, b, bo + (i + j) * 2, LE)).toLong() << j;
+            long p = ao + i * 2;
+            long q = bo + i * 2;
+            long bits = ShortVector.fromMemorySegment(S, a, p, LE).compare(VectorOperators.NE, ShortVector.fromMemorySegment(S, b, q, LE)).toLong();
+            if (1 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 1L * 2 * S.length(), LE).compare(VectorOperators.NE, ShortVector.fromMemorySegment(S, b, q + 1L * 2 * S.length(), LE)).toLong() << (1 * S.length());
+            }
+            if (2 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 2L * 2 * S.length(), LE).compare(VectorOperators.NE, ShortVector.fromMemorySegment(S, b, q + 2L * 2 * S.length(), LE)).toLong() << (2 * S.length());
+            }
+            if (3 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 3L * 2 * S.length(), LE).compare(VectorOperators.NE, ShortVector.fromMemorySegment(S, b, q + 3L * 2 * S.length(), LE)).toLong() << (3 * S.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1346,10 +4274,22 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void gtAI8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (2 * B.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += B.length()) {
+                    bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).compare(VectorOperators.GT, ByteVector.fromMemorySegment(B, b, bo + (i + j) * 1, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += B.length()) {
-                bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).compare(VectorOperators.GT, ByteVector.fromMemorySegment(B, b, bo + (i + j) * 1, LE)).toLong() << j;
+            long p = ao + i * 1;
+            long q = bo + i * 1;
+            long bits = ByteVector.fromMemorySegment(B, a, p, LE).compare(VectorOperators.GT, ByteVector.fromMemorySegment(B, b, q, LE)).toLong();
+            if (1 * B.length() < 64) {
+                bits |= ByteVector.fromMemorySegment(B, a, p + 1L * 1 * B.length(), LE).compare(VectorOperators.GT, ByteVector.fromMemorySegment(B, b, q + 1L * 1 * B.length(), LE)).toLong() << (1 * B.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1357,10 +4297,22 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void ltAI8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (2 * B.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += B.length()) {
+                    bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).compare(VectorOperators.LT, ByteVector.fromMemorySegment(B, b, bo + (i + j) * 1, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += B.length()) {
-                bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).compare(VectorOperators.LT, ByteVector.fromMemorySegment(B, b, bo + (i + j) * 1, LE)).toLong() << j;
+            long p = ao + i * 1;
+            long q = bo + i * 1;
+            long bits = ByteVector.fromMemorySegment(B, a, p, LE).compare(VectorOperators.LT, ByteVector.fromMemorySegment(B, b, q, LE)).toLong();
+            if (1 * B.length() < 64) {
+                bits |= ByteVector.fromMemorySegment(B, a, p + 1L * 1 * B.length(), LE).compare(VectorOperators.LT, ByteVector.fromMemorySegment(B, b, q + 1L * 1 * B.length(), LE)).toLong() << (1 * B.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1368,10 +4320,22 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void geAI8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (2 * B.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += B.length()) {
+                    bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).compare(VectorOperators.GE, ByteVector.fromMemorySegment(B, b, bo + (i + j) * 1, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += B.length()) {
-                bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).compare(VectorOperators.GE, ByteVector.fromMemorySegment(B, b, bo + (i + j) * 1, LE)).toLong() << j;
+            long p = ao + i * 1;
+            long q = bo + i * 1;
+            long bits = ByteVector.fromMemorySegment(B, a, p, LE).compare(VectorOperators.GE, ByteVector.fromMemorySegment(B, b, q, LE)).toLong();
+            if (1 * B.length() < 64) {
+                bits |= ByteVector.fromMemorySegment(B, a, p + 1L * 1 * B.length(), LE).compare(VectorOperators.GE, ByteVector.fromMemorySegment(B, b, q + 1L * 1 * B.length(), LE)).toLong() << (1 * B.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1379,10 +4343,22 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void leAI8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (2 * B.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += B.length()) {
+                    bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).compare(VectorOperators.LE, ByteVector.fromMemorySegment(B, b, bo + (i + j) * 1, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += B.length()) {
-                bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).compare(VectorOperators.LE, ByteVector.fromMemorySegment(B, b, bo + (i + j) * 1, LE)).toLong() << j;
+            long p = ao + i * 1;
+            long q = bo + i * 1;
+            long bits = ByteVector.fromMemorySegment(B, a, p, LE).compare(VectorOperators.LE, ByteVector.fromMemorySegment(B, b, q, LE)).toLong();
+            if (1 * B.length() < 64) {
+                bits |= ByteVector.fromMemorySegment(B, a, p + 1L * 1 * B.length(), LE).compare(VectorOperators.LE, ByteVector.fromMemorySegment(B, b, q + 1L * 1 * B.length(), LE)).toLong() << (1 * B.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1390,10 +4366,22 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void eqAI8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (2 * B.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += B.length()) {
+                    bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).compare(VectorOperators.EQ, ByteVector.fromMemorySegment(B, b, bo + (i + j) * 1, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += B.length()) {
-                bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).compare(VectorOperators.EQ, ByteVector.fromMemorySegment(B, b, bo + (i + j) * 1, LE)).toLong() << j;
+            long p = ao + i * 1;
+            long q = bo + i * 1;
+            long bits = ByteVector.fromMemorySegment(B, a, p, LE).compare(VectorOperators.EQ, ByteVector.fromMemorySegment(B, b, q, LE)).toLong();
+            if (1 * B.length() < 64) {
+                bits |= ByteVector.fromMemorySegment(B, a, p + 1L * 1 * B.length(), LE).compare(VectorOperators.EQ, ByteVector.fromMemorySegment(B, b, q + 1L * 1 * B.length(), LE)).toLong() << (1 * B.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1401,10 +4389,22 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void neAI8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (2 * B.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += B.length()) {
+                    bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).compare(VectorOperators.NE, ByteVector.fromMemorySegment(B, b, bo + (i + j) * 1, LE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += B.length()) {
-                bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).compare(VectorOperators.NE, ByteVector.fromMemorySegment(B, b, bo + (i + j) * 1, LE)).toLong() << j;
+            long p = ao + i * 1;
+            long q = bo + i * 1;
+            long bits = ByteVector.fromMemorySegment(B, a, p, LE).compare(VectorOperators.NE, ByteVector.fromMemorySegment(B, b, q, LE)).toLong();
+            if (1 * B.length() < 64) {
+                bits |= ByteVector.fromMemorySegment(B, a, p + 1L * 1 * B.length(), LE).compare(VectorOperators.NE, ByteVector.fromMemorySegment(B, b, q + 1L * 1 * B.length(), LE)).toLong() << (1 * B.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1412,10 +4412,64 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void gtAU64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (16 * L.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += L.length()) {
+                    bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, bo + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += L.length()) {
-                bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, bo + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << j;
+            long p = ao + i * 8;
+            long q = bo + i * 8;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong();
+            if (1 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 1L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 1L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (1 * L.length());
+            }
+            if (2 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 2L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 2L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (2 * L.length());
+            }
+            if (3 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 3L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 3L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (3 * L.length());
+            }
+            if (4 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 4L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 4L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (4 * L.length());
+            }
+            if (5 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 5L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 5L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (5 * L.length());
+            }
+            if (6 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 6L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 6L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (6 * L.length());
+            }
+            if (7 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 7L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 7L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (7 * L.length());
+            }
+            if (8 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 8L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 8L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (8 * L.length());
+            }
+            if (9 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 9L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 9L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (9 * L.length());
+            }
+            if (10 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 10L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 10L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (10 * L.length());
+            }
+            if (11 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 11L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 11L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (11 * L.length());
+            }
+            if (12 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 12L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 12L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (12 * L.length());
+            }
+            if (13 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 13L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 13L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (13 * L.length());
+            }
+            if (14 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 14L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 14L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (14 * L.length());
+            }
+            if (15 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 15L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 15L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (15 * L.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1423,10 +4477,64 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void ltAU64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (16 * L.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += L.length()) {
+                    bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, bo + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += L.length()) {
-                bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, bo + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << j;
+            long p = ao + i * 8;
+            long q = bo + i * 8;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong();
+            if (1 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 1L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 1L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (1 * L.length());
+            }
+            if (2 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 2L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 2L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (2 * L.length());
+            }
+            if (3 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 3L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 3L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (3 * L.length());
+            }
+            if (4 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 4L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 4L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (4 * L.length());
+            }
+            if (5 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 5L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 5L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (5 * L.length());
+            }
+            if (6 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 6L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 6L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (6 * L.length());
+            }
+            if (7 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 7L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 7L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (7 * L.length());
+            }
+            if (8 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 8L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 8L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (8 * L.length());
+            }
+            if (9 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 9L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 9L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (9 * L.length());
+            }
+            if (10 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 10L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 10L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (10 * L.length());
+            }
+            if (11 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 11L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 11L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (11 * L.length());
+            }
+            if (12 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 12L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 12L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (12 * L.length());
+            }
+            if (13 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 13L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 13L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (13 * L.length());
+            }
+            if (14 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 14L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 14L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (14 * L.length());
+            }
+            if (15 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 15L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 15L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (15 * L.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1434,10 +4542,64 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void geAU64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (16 * L.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += L.length()) {
+                    bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, bo + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += L.length()) {
-                bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, bo + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << j;
+            long p = ao + i * 8;
+            long q = bo + i * 8;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong();
+            if (1 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 1L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 1L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (1 * L.length());
+            }
+            if (2 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 2L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 2L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (2 * L.length());
+            }
+            if (3 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 3L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 3L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (3 * L.length());
+            }
+            if (4 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 4L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 4L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (4 * L.length());
+            }
+            if (5 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 5L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 5L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (5 * L.length());
+            }
+            if (6 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 6L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 6L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (6 * L.length());
+            }
+            if (7 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 7L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 7L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (7 * L.length());
+            }
+            if (8 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 8L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 8L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (8 * L.length());
+            }
+            if (9 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 9L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 9L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (9 * L.length());
+            }
+            if (10 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 10L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 10L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (10 * L.length());
+            }
+            if (11 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 11L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 11L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (11 * L.length());
+            }
+            if (12 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 12L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 12L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (12 * L.length());
+            }
+            if (13 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 13L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 13L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (13 * L.length());
+            }
+            if (14 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 14L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 14L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (14 * L.length());
+            }
+            if (15 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 15L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 15L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (15 * L.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1445,10 +4607,64 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void leAU64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (16 * L.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += L.length()) {
+                    bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, bo + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += L.length()) {
-                bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, bo + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << j;
+            long p = ao + i * 8;
+            long q = bo + i * 8;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong();
+            if (1 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 1L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 1L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (1 * L.length());
+            }
+            if (2 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 2L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 2L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (2 * L.length());
+            }
+            if (3 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 3L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 3L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (3 * L.length());
+            }
+            if (4 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 4L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 4L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (4 * L.length());
+            }
+            if (5 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 5L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 5L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (5 * L.length());
+            }
+            if (6 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 6L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 6L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (6 * L.length());
+            }
+            if (7 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 7L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 7L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (7 * L.length());
+            }
+            if (8 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 8L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 8L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (8 * L.length());
+            }
+            if (9 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 9L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 9L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (9 * L.length());
+            }
+            if (10 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 10L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 10L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (10 * L.length());
+            }
+            if (11 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 11L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 11L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (11 * L.length());
+            }
+            if (12 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 12L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 12L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (12 * L.length());
+            }
+            if (13 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 13L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 13L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (13 * L.length());
+            }
+            if (14 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 14L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 14L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (14 * L.length());
+            }
+            if (15 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 15L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 15L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (15 * L.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1456,10 +4672,64 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void eqAU64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (16 * L.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += L.length()) {
+                    bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, bo + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += L.length()) {
-                bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, bo + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << j;
+            long p = ao + i * 8;
+            long q = bo + i * 8;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong();
+            if (1 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 1L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 1L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (1 * L.length());
+            }
+            if (2 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 2L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 2L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (2 * L.length());
+            }
+            if (3 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 3L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 3L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (3 * L.length());
+            }
+            if (4 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 4L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 4L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (4 * L.length());
+            }
+            if (5 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 5L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 5L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (5 * L.length());
+            }
+            if (6 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 6L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 6L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (6 * L.length());
+            }
+            if (7 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 7L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 7L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (7 * L.length());
+            }
+            if (8 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 8L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 8L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (8 * L.length());
+            }
+            if (9 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 9L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 9L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (9 * L.length());
+            }
+            if (10 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 10L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 10L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (10 * L.length());
+            }
+            if (11 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 11L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 11L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (11 * L.length());
+            }
+            if (12 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 12L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 12L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (12 * L.length());
+            }
+            if (13 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 13L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 13L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (13 * L.length());
+            }
+            if (14 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 14L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 14L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (14 * L.length());
+            }
+            if (15 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 15L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 15L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (15 * L.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1467,10 +4737,64 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void neAU64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (16 * L.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += L.length()) {
+                    bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, bo + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += L.length()) {
-                bits |= LongVector.fromMemorySegment(L, a, ao + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, bo + (i + j) * 8, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << j;
+            long p = ao + i * 8;
+            long q = bo + i * 8;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong();
+            if (1 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 1L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 1L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (1 * L.length());
+            }
+            if (2 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 2L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 2L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (2 * L.length());
+            }
+            if (3 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 3L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 3L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (3 * L.length());
+            }
+            if (4 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 4L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 4L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (4 * L.length());
+            }
+            if (5 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 5L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 5L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (5 * L.length());
+            }
+            if (6 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 6L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 6L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (6 * L.length());
+            }
+            if (7 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 7L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 7L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (7 * L.length());
+            }
+            if (8 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 8L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 8L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (8 * L.length());
+            }
+            if (9 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 9L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 9L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (9 * L.length());
+            }
+            if (10 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 10L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 10L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (10 * L.length());
+            }
+            if (11 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 11L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 11L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (11 * L.length());
+            }
+            if (12 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 12L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 12L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (12 * L.length());
+            }
+            if (13 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 13L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 13L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (13 * L.length());
+            }
+            if (14 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 14L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 14L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (14 * L.length());
+            }
+            if (15 * L.length() < 64) {
+                bits |= LongVector.fromMemorySegment(L, a, p + 15L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 15L * 8 * L.length(), LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << (15 * L.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1478,10 +4802,40 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void gtAU32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (8 * I.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += I.length()) {
+                    bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, bo + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += I.length()) {
-                bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, bo + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << j;
+            long p = ao + i * 4;
+            long q = bo + i * 4;
+            long bits = IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, q, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong();
+            if (1 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 1L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, q + 1L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (1 * I.length());
+            }
+            if (2 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 2L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, q + 2L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (2 * I.length());
+            }
+            if (3 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 3L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, q + 3L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (3 * I.length());
+            }
+            if (4 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 4L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, q + 4L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (4 * I.length());
+            }
+            if (5 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 5L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, q + 5L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (5 * I.length());
+            }
+            if (6 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 6L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, q + 6L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (6 * I.length());
+            }
+            if (7 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 7L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, q + 7L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (7 * I.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1489,10 +4843,40 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void ltAU32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (8 * I.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += I.length()) {
+                    bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, bo + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += I.length()) {
-                bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, bo + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << j;
+            long p = ao + i * 4;
+            long q = bo + i * 4;
+            long bits = IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, q, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong();
+            if (1 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 1L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, q + 1L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (1 * I.length());
+            }
+            if (2 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 2L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, q + 2L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (2 * I.length());
+            }
+            if (3 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 3L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, q + 3L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (3 * I.length());
+            }
+            if (4 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 4L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, q + 4L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (4 * I.length());
+            }
+            if (5 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 5L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, q + 5L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (5 * I.length());
+            }
+            if (6 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 6L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, q + 6L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (6 * I.length());
+            }
+            if (7 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 7L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, q + 7L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (7 * I.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1500,10 +4884,40 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void geAU32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (8 * I.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += I.length()) {
+                    bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, bo + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += I.length()) {
-                bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, bo + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << j;
+            long p = ao + i * 4;
+            long q = bo + i * 4;
+            long bits = IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, q, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong();
+            if (1 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 1L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, q + 1L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (1 * I.length());
+            }
+            if (2 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 2L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, q + 2L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (2 * I.length());
+            }
+            if (3 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 3L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, q + 3L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (3 * I.length());
+            }
+            if (4 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 4L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, q + 4L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (4 * I.length());
+            }
+            if (5 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 5L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, q + 5L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (5 * I.length());
+            }
+            if (6 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 6L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, q + 6L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (6 * I.length());
+            }
+            if (7 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 7L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, q + 7L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (7 * I.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1511,10 +4925,40 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void leAU32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (8 * I.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += I.length()) {
+                    bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, bo + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += I.length()) {
-                bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, bo + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << j;
+            long p = ao + i * 4;
+            long q = bo + i * 4;
+            long bits = IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, q, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong();
+            if (1 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 1L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, q + 1L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (1 * I.length());
+            }
+            if (2 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 2L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, q + 2L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (2 * I.length());
+            }
+            if (3 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 3L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, q + 3L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (3 * I.length());
+            }
+            if (4 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 4L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, q + 4L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (4 * I.length());
+            }
+            if (5 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 5L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, q + 5L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (5 * I.length());
+            }
+            if (6 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 6L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, q + 6L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (6 * I.length());
+            }
+            if (7 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 7L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, q + 7L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (7 * I.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1522,10 +4966,40 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void eqAU32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (8 * I.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += I.length()) {
+                    bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, bo + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += I.length()) {
-                bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, bo + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << j;
+            long p = ao + i * 4;
+            long q = bo + i * 4;
+            long bits = IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, q, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong();
+            if (1 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 1L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, q + 1L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (1 * I.length());
+            }
+            if (2 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 2L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, q + 2L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (2 * I.length());
+            }
+            if (3 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 3L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, q + 3L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (3 * I.length());
+            }
+            if (4 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 4L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, q + 4L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (4 * I.length());
+            }
+            if (5 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 5L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, q + 5L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (5 * I.length());
+            }
+            if (6 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 6L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, q + 6L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (6 * I.length());
+            }
+            if (7 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 7L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, q + 7L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (7 * I.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1533,10 +5007,40 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void neAU32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (8 * I.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += I.length()) {
+                    bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, bo + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += I.length()) {
-                bits |= IntVector.fromMemorySegment(I, a, ao + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, bo + (i + j) * 4, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << j;
+            long p = ao + i * 4;
+            long q = bo + i * 4;
+            long bits = IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, q, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong();
+            if (1 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 1L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, q + 1L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (1 * I.length());
+            }
+            if (2 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 2L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, q + 2L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (2 * I.length());
+            }
+            if (3 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 3L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, q + 3L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (3 * I.length());
+            }
+            if (4 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 4L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, q + 4L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (4 * I.length());
+            }
+            if (5 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 5L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, q + 5L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (5 * I.length());
+            }
+            if (6 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 6L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, q + 6L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (6 * I.length());
+            }
+            if (7 * I.length() < 64) {
+                bits |= IntVector.fromMemorySegment(I, a, p + 7L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, q + 7L * 4 * I.length(), LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong() << (7 * I.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1544,10 +5048,28 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void gtAU16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (4 * S.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += S.length()) {
+                    bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GT, ShortVector.fromMemorySegment(S, b, bo + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += S.length()) {
-                bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GT, ShortVector.fromMemorySegment(S, b, bo + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << j;
+            long p = ao + i * 2;
+            long q = bo + i * 2;
+            long bits = ShortVector.fromMemorySegment(S, a, p, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GT, ShortVector.fromMemorySegment(S, b, q, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong();
+            if (1 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 1L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GT, ShortVector.fromMemorySegment(S, b, q + 1L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << (1 * S.length());
+            }
+            if (2 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 2L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GT, ShortVector.fromMemorySegment(S, b, q + 2L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << (2 * S.length());
+            }
+            if (3 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 3L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GT, ShortVector.fromMemorySegment(S, b, q + 3L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << (3 * S.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1555,10 +5077,28 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void ltAU16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (4 * S.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += S.length()) {
+                    bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LT, ShortVector.fromMemorySegment(S, b, bo + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += S.length()) {
-                bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LT, ShortVector.fromMemorySegment(S, b, bo + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << j;
+            long p = ao + i * 2;
+            long q = bo + i * 2;
+            long bits = ShortVector.fromMemorySegment(S, a, p, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LT, ShortVector.fromMemorySegment(S, b, q, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong();
+            if (1 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 1L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LT, ShortVector.fromMemorySegment(S, b, q + 1L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << (1 * S.length());
+            }
+            if (2 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 2L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LT, ShortVector.fromMemorySegment(S, b, q + 2L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << (2 * S.length());
+            }
+            if (3 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 3L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LT, ShortVector.fromMemorySegment(S, b, q + 3L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << (3 * S.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1566,10 +5106,28 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void geAU16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (4 * S.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += S.length()) {
+                    bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GE, ShortVector.fromMemorySegment(S, b, bo + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += S.length()) {
-                bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GE, ShortVector.fromMemorySegment(S, b, bo + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << j;
+            long p = ao + i * 2;
+            long q = bo + i * 2;
+            long bits = ShortVector.fromMemorySegment(S, a, p, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GE, ShortVector.fromMemorySegment(S, b, q, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong();
+            if (1 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 1L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GE, ShortVector.fromMemorySegment(S, b, q + 1L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << (1 * S.length());
+            }
+            if (2 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 2L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GE, ShortVector.fromMemorySegment(S, b, q + 2L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << (2 * S.length());
+            }
+            if (3 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 3L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GE, ShortVector.fromMemorySegment(S, b, q + 3L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << (3 * S.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1577,10 +5135,28 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void leAU16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (4 * S.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += S.length()) {
+                    bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LE, ShortVector.fromMemorySegment(S, b, bo + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += S.length()) {
-                bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LE, ShortVector.fromMemorySegment(S, b, bo + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << j;
+            long p = ao + i * 2;
+            long q = bo + i * 2;
+            long bits = ShortVector.fromMemorySegment(S, a, p, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LE, ShortVector.fromMemorySegment(S, b, q, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong();
+            if (1 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 1L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LE, ShortVector.fromMemorySegment(S, b, q + 1L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << (1 * S.length());
+            }
+            if (2 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 2L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LE, ShortVector.fromMemorySegment(S, b, q + 2L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << (2 * S.length());
+            }
+            if (3 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 3L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LE, ShortVector.fromMemorySegment(S, b, q + 3L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << (3 * S.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1588,10 +5164,28 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void eqAU16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (4 * S.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += S.length()) {
+                    bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.EQ, ShortVector.fromMemorySegment(S, b, bo + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += S.length()) {
-                bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.EQ, ShortVector.fromMemorySegment(S, b, bo + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << j;
+            long p = ao + i * 2;
+            long q = bo + i * 2;
+            long bits = ShortVector.fromMemorySegment(S, a, p, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.EQ, ShortVector.fromMemorySegment(S, b, q, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong();
+            if (1 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 1L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.EQ, ShortVector.fromMemorySegment(S, b, q + 1L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << (1 * S.length());
+            }
+            if (2 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 2L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.EQ, ShortVector.fromMemorySegment(S, b, q + 2L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << (2 * S.length());
+            }
+            if (3 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 3L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.EQ, ShortVector.fromMemorySegment(S, b, q + 3L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << (3 * S.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1599,10 +5193,28 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void neAU16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (4 * S.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += S.length()) {
+                    bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.NE, ShortVector.fromMemorySegment(S, b, bo + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += S.length()) {
-                bits |= ShortVector.fromMemorySegment(S, a, ao + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.NE, ShortVector.fromMemorySegment(S, b, bo + (i + j) * 2, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << j;
+            long p = ao + i * 2;
+            long q = bo + i * 2;
+            long bits = ShortVector.fromMemorySegment(S, a, p, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.NE, ShortVector.fromMemorySegment(S, b, q, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong();
+            if (1 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 1L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.NE, ShortVector.fromMemorySegment(S, b, q + 1L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << (1 * S.length());
+            }
+            if (2 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 2L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.NE, ShortVector.fromMemorySegment(S, b, q + 2L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << (2 * S.length());
+            }
+            if (3 * S.length() < 64) {
+                bits |= ShortVector.fromMemorySegment(S, a, p + 3L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.NE, ShortVector.fromMemorySegment(S, b, q + 3L * 2 * S.length(), LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)).toLong() << (3 * S.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1610,10 +5222,22 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void gtAU8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (2 * B.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += B.length()) {
+                    bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.GT, ByteVector.fromMemorySegment(B, b, bo + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += B.length()) {
-                bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.GT, ByteVector.fromMemorySegment(B, b, bo + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)).toLong() << j;
+            long p = ao + i * 1;
+            long q = bo + i * 1;
+            long bits = ByteVector.fromMemorySegment(B, a, p, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.GT, ByteVector.fromMemorySegment(B, b, q, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)).toLong();
+            if (1 * B.length() < 64) {
+                bits |= ByteVector.fromMemorySegment(B, a, p + 1L * 1 * B.length(), LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.GT, ByteVector.fromMemorySegment(B, b, q + 1L * 1 * B.length(), LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)).toLong() << (1 * B.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1621,10 +5245,22 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void ltAU8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (2 * B.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += B.length()) {
+                    bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.LT, ByteVector.fromMemorySegment(B, b, bo + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += B.length()) {
-                bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.LT, ByteVector.fromMemorySegment(B, b, bo + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)).toLong() << j;
+            long p = ao + i * 1;
+            long q = bo + i * 1;
+            long bits = ByteVector.fromMemorySegment(B, a, p, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.LT, ByteVector.fromMemorySegment(B, b, q, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)).toLong();
+            if (1 * B.length() < 64) {
+                bits |= ByteVector.fromMemorySegment(B, a, p + 1L * 1 * B.length(), LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.LT, ByteVector.fromMemorySegment(B, b, q + 1L * 1 * B.length(), LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)).toLong() << (1 * B.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1632,10 +5268,22 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void geAU8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (2 * B.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += B.length()) {
+                    bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.GE, ByteVector.fromMemorySegment(B, b, bo + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += B.length()) {
-                bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.GE, ByteVector.fromMemorySegment(B, b, bo + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)).toLong() << j;
+            long p = ao + i * 1;
+            long q = bo + i * 1;
+            long bits = ByteVector.fromMemorySegment(B, a, p, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.GE, ByteVector.fromMemorySegment(B, b, q, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)).toLong();
+            if (1 * B.length() < 64) {
+                bits |= ByteVector.fromMemorySegment(B, a, p + 1L * 1 * B.length(), LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.GE, ByteVector.fromMemorySegment(B, b, q + 1L * 1 * B.length(), LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)).toLong() << (1 * B.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1643,10 +5291,22 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void leAU8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (2 * B.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += B.length()) {
+                    bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.LE, ByteVector.fromMemorySegment(B, b, bo + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += B.length()) {
-                bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.LE, ByteVector.fromMemorySegment(B, b, bo + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)).toLong() << j;
+            long p = ao + i * 1;
+            long q = bo + i * 1;
+            long bits = ByteVector.fromMemorySegment(B, a, p, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.LE, ByteVector.fromMemorySegment(B, b, q, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)).toLong();
+            if (1 * B.length() < 64) {
+                bits |= ByteVector.fromMemorySegment(B, a, p + 1L * 1 * B.length(), LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.LE, ByteVector.fromMemorySegment(B, b, q + 1L * 1 * B.length(), LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)).toLong() << (1 * B.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1654,10 +5314,22 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void eqAU8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (2 * B.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += B.length()) {
+                    bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.EQ, ByteVector.fromMemorySegment(B, b, bo + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += B.length()) {
-                bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.EQ, ByteVector.fromMemorySegment(B, b, bo + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)).toLong() << j;
+            long p = ao + i * 1;
+            long q = bo + i * 1;
+            long bits = ByteVector.fromMemorySegment(B, a, p, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.EQ, ByteVector.fromMemorySegment(B, b, q, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)).toLong();
+            if (1 * B.length() < 64) {
+                bits |= ByteVector.fromMemorySegment(B, a, p + 1L * 1 * B.length(), LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.EQ, ByteVector.fromMemorySegment(B, b, q + 1L * 1 * B.length(), LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)).toLong() << (1 * B.length());
             }
             spread(o, oo + i, bits);
         }
@@ -1665,10 +5337,22 @@ final class VectorMaskKernels implements FastMaskKernels {
 
     private static void neAU8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (2 * B.length() < 64) {
+            for (long i = 0; i + 64 <= n; i += 64) {
+                long bits = 0;
+                for (int j = 0; j < 64; j += B.length()) {
+                    bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.NE, ByteVector.fromMemorySegment(B, b, bo + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)).toLong() << j;
+                }
+                spread(o, oo + i, bits);
+            }
+            return;
+        }
         for (long i = 0; i + 64 <= n; i += 64) {
-            long bits = 0;
-            for (int j = 0; j < 64; j += B.length()) {
-                bits |= ByteVector.fromMemorySegment(B, a, ao + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.NE, ByteVector.fromMemorySegment(B, b, bo + (i + j) * 1, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)).toLong() << j;
+            long p = ao + i * 1;
+            long q = bo + i * 1;
+            long bits = ByteVector.fromMemorySegment(B, a, p, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.NE, ByteVector.fromMemorySegment(B, b, q, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)).toLong();
+            if (1 * B.length() < 64) {
+                bits |= ByteVector.fromMemorySegment(B, a, p + 1L * 1 * B.length(), LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.NE, ByteVector.fromMemorySegment(B, b, q + 1L * 1 * B.length(), LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)).toLong() << (1 * B.length());
             }
             spread(o, oo + i, bits);
         }
