@@ -51,9 +51,10 @@ public final class OpsBenchmark {
             }
         }
         boolean simd = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent();
-        System.out.printf(Locale.ROOT, "shared-arrays ops benchmark: %s %s, %d cores, SIMD loops %s, median of %d calls on each side, ours and numpy's in turn%n%n",
+        System.out.printf(Locale.ROOT, "shared-arrays ops benchmark: %s %s, %d cores, SIMD loops %s, median of %d calls on each side, ours and numpy's in turn"
+                + " (ours after %,d calls on views of %,d elements: C2 compiles the code around the kernels, as in a program that runs them often)%n%n",
                 System.getProperty("java.vm.name"), Runtime.version(), Runtime.getRuntime().availableProcessors(),
-                simd ? "on (--add-modules jdk.incubator.vector)" : "off", runs);
+                simd ? "on (--add-modules jdk.incubator.vector)" : "off", runs, WarmUp.PATH_CALLS, WarmUp.PATH_ELEMENTS);
         CreateOptions shm = CreateOptions.defaults().backend(Backend.SHM);
         List<SharedNDArray<?>> all = new ArrayList<>();
         try {
@@ -70,7 +71,8 @@ public final class OpsBenchmark {
             fill(ib.data(), rnd, true);
             fill(m.data(), rnd, false);
 
-            SharedNDArray<F64> v = m.slice(1, 0, SIDE, 2);
+            Operands full = new Operands(a, b, ia, ib, m.slice(1, 0, SIDE, 2), c);
+            Operands head = full.head();
             double[] sink = new double[1];
             String[][] rows = {
                 {"f64 a += b", "f64_iadd"}, {"f64 a *= 2.5", "f64_imul"}, {"f64 sum", "f64_sum"}, {"f64 min", "f64_min"},
@@ -79,30 +81,29 @@ public final class OpsBenchmark {
                 {"strided f64 (every other column of 8192x8192) += 1.0", "strided_iadd"},
                 {"bulk copy of 512 MiB (bandwidth reference)", "copy"},
             };
-            Op[] ops = {
-                () -> a.add(b),
-                () -> {
-                    a.mul(2.5);
-                    a.mul(0.4);
+            List<java.util.function.Function<Operands, Op>> ops = List.of(
+                x -> () -> x.a().add(x.b()),
+                x -> () -> {
+                    x.a().mul(2.5);
+                    x.a().mul(0.4);
                 },
-                () -> sink[0] += a.sum(),
-                () -> sink[0] += a.minAsDouble(),
-                () -> sink[0] += a.maxAsDouble(),
-                () -> ia.add(ib),
-                () -> sink[0] += ia.sum(),
-                () -> sink[0] += v.sum(),
-                () -> v.add(1.0),
-                () -> c.copyFrom(a),
-            };
+                x -> () -> sink[0] += x.a().sum(),
+                x -> () -> sink[0] += x.a().minAsDouble(),
+                x -> () -> sink[0] += x.a().maxAsDouble(),
+                x -> () -> x.ia().add(x.ib()),
+                x -> () -> sink[0] += x.ia().sum(),
+                x -> () -> sink[0] += x.v().sum(),
+                x -> () -> x.v().add(1.0),
+                x -> () -> x.c().copyFrom(x.a()));
             System.out.printf("%-56s %12s %12s %8s %14s%n", "operation (64M elements unless said)", "ours (ms)", "numpy (ms)", "ratio",
                     "numpy heap (ms)");
             double worst = 0;
             String version;
             try (NumpyPeer np = NumpyPeer.start("ops_bench.py", List.of(), List.of(a, b, ia, ib, m, c))) {
                 version = np.version();
-                for (int i = 0; i < ops.length; i++) {
+                for (int i = 0; i < ops.size(); i++) {
                     int calls = i == 1 ? 2 : 1; // a *= 2.5 is timed with the a *= 0.4 that keeps values bounded
-                    double[] t = alternate(ops[i], np, rows[i][1], runs, false);
+                    double[] t = alternate(ops.get(i).apply(full), ops.get(i).apply(head), np, rows[i][1], runs, false);
                     double ours = t[0] / calls;
                     double theirs = t[1] / calls;
                     double[] heap = np.times("heap." + rows[i][1] + " " + (runs + 1));
@@ -121,6 +122,17 @@ public final class OpsBenchmark {
             all.forEach(SharedNDArray::close);
         }
         NumpyHabitsRows.run(runs);
+    }
+
+    /** The arrays of the rows: v is every other column of m. */
+    record Operands(SharedNDArray<F64> a, SharedNDArray<F64> b, SharedNDArray<I32> ia, SharedNDArray<I32> ib, SharedNDArray<F64> v,
+                    SharedNDArray<F64> c) {
+        /** Views of the first {@link WarmUp#PATH_ELEMENTS} elements (v: of as many in its first rows), for {@link WarmUp#path}. */
+        Operands head() {
+            long n = WarmUp.PATH_ELEMENTS;
+            return new Operands(a.slice(0, 0, n, 1), b.slice(0, 0, n, 1), ia.slice(0, 0, n, 1), ib.slice(0, 0, n, 1),
+                    v.slice(0, 0, n / v.shape()[1] + 1, 1), c.slice(0, 0, n, 1));
+        }
     }
 
     private static <T extends SharedNDArray<?>> T track(List<SharedNDArray<?>> all, T a) {
@@ -143,9 +155,13 @@ public final class OpsBenchmark {
     /**
      * Medians of {@code runs} calls of ours and as many of numpy's {@code key}, taken in turn after
      * the same number of warm-up calls on each side (JIT, page tables, and if {@code dropsMappings}
-     * a steady state of freed results: {@link WarmUp}).
+     * a steady state of freed results: {@link WarmUp}); ours after {@code onViews}, the same
+     * operation on views, has run {@link WarmUp#path} (null: none).
      */
-    static double[] alternate(Op op, NumpyPeer np, String key, int runs, boolean dropsMappings) throws IOException {
+    static double[] alternate(Op op, Op onViews, NumpyPeer np, String key, int runs, boolean dropsMappings) throws IOException {
+        if (onViews != null) {
+            WarmUp.path(onViews::run);
+        }
         int warmups = WarmUp.run(op::run, WarmUp.CALLS, dropsMappings);
         np.times(key + " " + warmups);
         double[] ours = new double[runs];
