@@ -277,6 +277,9 @@ def vector_compare_loop(t, cmp, scalar):
     if scalar:
         params = f"MemorySegment a, long ao, MemorySegment o, long oo, long n, {lanes.jtype} v"
         setup = f"\n    {v} s = {v}.broadcast({sp}, v);"
+    else:
+        params = "MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n"
+        setup = ""
     # the vectors of 64 elements at 256 bits; 512-bit ones need half of them
     count = 2 * t.size
 
@@ -306,8 +309,7 @@ def vector_compare_loop(t, cmp, scalar):
                 $terms
                 spread(o, oo + i, bits);
             }
-        }""", name=name, params=params if scalar else "MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n",
-        setup=setup if scalar else "", sp=sp, op=cmp, lhs=lane_load(t, "a", f"ao + (i + j) * {t.size}"), loop_rhs=loop_rhs,
+        }""", name=name, params=params, setup=setup, sp=sp, op=cmp, lhs=lane_load(t, "a", f"ao + (i + j) * {t.size}"), loop_rhs=loop_rhs,
         count=count, size=t.size, q="" if scalar else f"\n        long q = bo + i * {t.size};", terms=terms)
 
 

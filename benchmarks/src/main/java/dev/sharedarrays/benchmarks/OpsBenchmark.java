@@ -16,6 +16,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
+import java.util.function.Function;
 
 /**
  * The typed-array kernels against numpy on the same data: 64M-element f64 and i32 arrays, every
@@ -81,7 +82,7 @@ public final class OpsBenchmark {
                 {"strided f64 (every other column of 8192x8192) += 1.0", "strided_iadd"},
                 {"bulk copy of 512 MiB (bandwidth reference)", "copy"},
             };
-            List<java.util.function.Function<Operands, Op>> ops = List.of(
+            List<Function<Operands, Op>> ops = List.of(
                 x -> () -> x.a().add(x.b()),
                 x -> () -> {
                     x.a().mul(2.5);

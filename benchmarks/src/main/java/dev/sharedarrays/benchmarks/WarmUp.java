@@ -6,12 +6,13 @@ import dev.sharedarrays.internal.backend.Backends;
  * Warm-up to a loop's steady state. The Java code around a kernel (dispatch, locks, the result's
  * memory) is compiled by C2 only after thousands of calls, so a row first runs its operation
  * {@link #PATH_CALLS} times on views of the first elements of its arrays ({@link #path}), as a
- * program that runs it often has: 12 calls of `a > 0.5` on 16M doubles left that code in the
- * interpreter and took 1.13x numpy, 10,000 calls on 400K elements first 1.02-1.05x. Dropped results of more than 256 KiB are mappings that only
- * a collection frees: until the library first asks for one, each is a fresh mapping faulted in
- * page by page; from then on, freed ones are reused, as malloc reuses numpy's. The first
- * collection comes early (the room it allows counted the operands too), so the loop's last fresh
- * mappings come before the second.
+ * program that runs it often has: {@code a > 0.5} on 16M doubles took 1.13x numpy after its
+ * warm-up calls alone, 1.02-1.05x after 10,000 calls on smaller arrays first.
+ *
+ * <p>Dropped results of more than 256 KiB are mappings that only a collection frees: until the
+ * library first asks for one, each is a fresh mapping faulted in page by page; from then on, freed
+ * ones are reused, as malloc reuses numpy's. The first collection comes early (the room it allows
+ * counted the operands too), so the loop's last fresh mappings come before the second.
  */
 final class WarmUp {
     /** Calls before the timed ones at least, for the JIT (the ops bench's). */
