@@ -1,0 +1,110 @@
+package dev.sharedarrays.testing
+
+import dev.sharedarrays.Bool
+import dev.sharedarrays.DType
+import dev.sharedarrays.Backend
+import dev.sharedarrays.CreateOptions
+import dev.sharedarrays.SharedArrays
+import dev.sharedarrays.SharedNDArray
+import dev.sharedarrays.internal.kernel.MaskKernels
+import java.lang.foreign.ValueLayout.JAVA_BYTE
+import jdk.incubator.vector.DoubleVector
+import kotlin.random.Random
+
+/**
+ * Every comparison (6 operators, array or scalar operand) of every element type, by the SIMD
+ * loops and by the scalar ones, on rows long enough for the SIMD loops (which write out the
+ * vectors of 64 elements for one vector width and loop over them for another): the two must agree
+ * byte for byte. Command for child JVMs (run with other vector widths):
+ *  - `compare-lanes`: print `LANES <doubles in a vector, 0 without the Vector API>` and
+ *    `MISMATCHES <count> <first>`
+ */
+object LaneCheck {
+    private val CMPS = listOf("gt", "lt", "ge", "le", "eq", "ne")
+    private val ANONYMOUS = CreateOptions.defaults().backend(Backend.ANONYMOUS)
+
+    /** Doubles in a preferred vector, or 0 if the SIMD loops are off (no jdk.incubator.vector). */
+    fun lanes(): Int {
+        val before = MaskKernels.useVector(true)
+        val on = MaskKernels.useVector(before)
+        return if (on) DoubleVector.SPECIES_PREFERRED.length() else 0
+    }
+
+    /** What differs between the SIMD and the scalar loops, one line each. */
+    fun mismatches(): List<String> {
+        val rnd = Random(21)
+        // bytes that make extremes, sign bits, NaNs and zeros at every element width
+        val pool = byteArrayOf(0x00, 0x01, 0x7f, 0x80.toByte(), 0xff.toByte(), 0x3f, 0x40)
+        val out = ArrayList<String>()
+        for (t in DType.all()) {
+            val n = 64L * 5 + 7
+            val a = SharedArrays.createAny(t, longArrayOf(n), ANONYMOUS)
+            val b = SharedArrays.createAny(t, longArrayOf(n), ANONYMOUS)
+            try {
+                val size = t.itemSize().toLong()
+                for (i in 0 until n) {
+                    val same = rnd.nextInt(3) == 0
+                    for (k in 0 until size) {
+                        val x = if (t == Bool.TYPE) rnd.nextInt(2).toByte() else pool[rnd.nextInt(pool.size)]
+                        a.data().set(JAVA_BYTE, i * size + k, x)
+                        b.data().set(JAVA_BYTE, i * size + k, if (same) x else pool[rnd.nextInt(pool.size)])
+                    }
+                }
+                val dv = a.getDouble(7)
+                val lv = a.getLong(7)
+                for (c in CMPS) {
+                    for (operand in listOf("array", "double", "long")) {
+                        val got = (0..1).map { simd ->
+                            val before = MaskKernels.useVector(simd == 1)
+                            try {
+                                val r = when (operand) {
+                                    "array" -> compare(c, a, b)
+                                    "double" -> compare(c, a, dv)
+                                    else -> compare(c, a, lv)
+                                }
+                                r.use { it.data().toArray(JAVA_BYTE) }
+                            } finally {
+                                MaskKernels.useVector(before)
+                            }
+                        }
+                        if (!got[0].contentEquals(got[1])) {
+                            val at = got[0].indices.first { got[0][it] != got[1][it] }
+                            out += "$t $c $operand: element $at scalar ${got[0][at]} simd ${got[1][at]}"
+                        }
+                    }
+                }
+            } finally {
+                a.close()
+                b.close()
+            }
+        }
+        return out
+    }
+
+    @Suppress("UNCHECKED_CAST")
+    private fun <T : DType<T>> compare(c: String, a: SharedNDArray<*>, b: SharedNDArray<*>): SharedNDArray<Bool> {
+        val x = a as SharedNDArray<T>
+        val y = b as SharedNDArray<T>
+        return when (c) {
+            "gt" -> x.gt(y); "lt" -> x.lt(y); "ge" -> x.ge(y); "le" -> x.le(y); "eq" -> x.eq(y); else -> x.ne(y)
+        }
+    }
+
+    private fun compare(c: String, a: SharedNDArray<*>, s: Double): SharedNDArray<Bool> = when (c) {
+        "gt" -> a.gt(s); "lt" -> a.lt(s); "ge" -> a.ge(s); "le" -> a.le(s); "eq" -> a.eq(s); else -> a.ne(s)
+    }
+
+    private fun compare(c: String, a: SharedNDArray<*>, s: Long): SharedNDArray<Bool> = when (c) {
+        "gt" -> a.gt(s); "lt" -> a.lt(s); "ge" -> a.ge(s); "le" -> a.le(s); "eq" -> a.eq(s); else -> a.ne(s)
+    }
+
+    fun run(args: Array<String>): Boolean {
+        if (args[0] != "compare-lanes") {
+            return false
+        }
+        println("LANES ${lanes()}")
+        val m = mismatches()
+        println("MISMATCHES ${m.size} ${m.firstOrNull() ?: "-"}")
+        return true
+    }
+}
