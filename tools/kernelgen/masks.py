@@ -269,7 +269,7 @@ def vector_compare_loop(t, cmp, scalar):
     bytes. The vectors of the 64 are written out, not looped over (up to 256-bit vectors; a loop
     over them serves narrower ones): C2 hoisted the inner loop's checks out of the outer loop by a
     profile that the first, long calls left behind, and when that speculation failed, as it did in
-    about 1 JVM run in 6, the loop was recompiled without it and stayed ~40% slower (16M f64 > 0.5,
+    about 1 JVM run in 5, the loop was recompiled without it and stayed ~40% slower (16M f64 > 0.5,
     6.1 against 4.3 ms)."""
     lanes = LANES[t.jtype]
     v, sp = lanes.vector, lanes.species
