@@ -2,6 +2,7 @@ package dev.sharedarrays
 
 import dev.sharedarrays.testing.RandomViews
 import dev.sharedarrays.testing.RefMath
+import dev.sharedarrays.testing.compare
 import dev.sharedarrays.testing.scratchDir
 import io.kotest.assertions.withClue
 import io.kotest.core.spec.style.FunSpec
@@ -68,18 +69,6 @@ class MaskNumpyCrossCheckTest : FunSpec({
     fun <T : DType<T>> SharedNDArray<*>.typed(): SharedNDArray<T> = this as SharedNDArray<T>
 
     fun bytes(r: SharedNDArray<*>): ByteArray = r.data().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)
-
-    fun <T : DType<T>> compare(c: String, a: SharedNDArray<T>, b: SharedNDArray<T>) = when (c) {
-        "gt" -> a.gt(b); "lt" -> a.lt(b); "ge" -> a.ge(b); "le" -> a.le(b); "eq" -> a.eq(b); else -> a.ne(b)
-    }
-
-    fun compare(c: String, a: SharedNDArray<*>, s: Double) = when (c) {
-        "gt" -> a.gt(s); "lt" -> a.lt(s); "ge" -> a.ge(s); "le" -> a.le(s); "eq" -> a.eq(s); else -> a.ne(s)
-    }
-
-    fun compare(c: String, a: SharedNDArray<*>, s: Long) = when (c) {
-        "gt" -> a.gt(s); "lt" -> a.lt(s); "ge" -> a.ge(s); "le" -> a.le(s); "eq" -> a.eq(s); else -> a.ne(s)
-    }
 
     test("comparisons, where, a[mask] and logic give numpy's results, bit for bit") {
         val rnd = Random(20261123)

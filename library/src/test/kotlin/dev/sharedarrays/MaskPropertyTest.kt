@@ -5,6 +5,7 @@ import dev.sharedarrays.internal.kernel.MaskKernels
 import dev.sharedarrays.testing.RefArray
 import dev.sharedarrays.testing.RefMath
 import dev.sharedarrays.testing.RefView
+import dev.sharedarrays.testing.compare
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.assertions.withClue
 import io.kotest.core.spec.style.FunSpec
@@ -199,18 +200,6 @@ class MaskPropertyTest : FunSpec({
 
     @Suppress("UNCHECKED_CAST")
     fun <T : DType<T>> SharedNDArray<*>.typed(): SharedNDArray<T> = this as SharedNDArray<T>
-
-    fun compare(c: String, a: SharedNDArray<*>, s: Double): SharedNDArray<Bool> = when (c) {
-        "gt" -> a.gt(s); "lt" -> a.lt(s); "ge" -> a.ge(s); "le" -> a.le(s); "eq" -> a.eq(s); else -> a.ne(s)
-    }
-
-    fun compare(c: String, a: SharedNDArray<*>, s: Long): SharedNDArray<Bool> = when (c) {
-        "gt" -> a.gt(s); "lt" -> a.lt(s); "ge" -> a.ge(s); "le" -> a.le(s); "eq" -> a.eq(s); else -> a.ne(s)
-    }
-
-    fun <T : DType<T>> compare(c: String, a: SharedNDArray<T>, b: SharedNDArray<T>): SharedNDArray<Bool> = when (c) {
-        "gt" -> a.gt(b); "lt" -> a.lt(b); "ge" -> a.ge(b); "le" -> a.le(b); "eq" -> a.eq(b); else -> a.ne(b)
-    }
 
     fun bools(m: SharedNDArray<Bool>): List<Boolean> = m.toLongArray().map { it == 1L }
 

@@ -58,7 +58,7 @@ object LaneCheck {
                             val before = MaskKernels.useVector(simd == 1)
                             try {
                                 val r = when (operand) {
-                                    "array" -> compare(c, a, b)
+                                    "array" -> compareAny(c, a, b)
                                     "double" -> compare(c, a, dv)
                                     else -> compare(c, a, lv)
                                 }
@@ -82,21 +82,8 @@ object LaneCheck {
     }
 
     @Suppress("UNCHECKED_CAST")
-    private fun <T : DType<T>> compare(c: String, a: SharedNDArray<*>, b: SharedNDArray<*>): SharedNDArray<Bool> {
-        val x = a as SharedNDArray<T>
-        val y = b as SharedNDArray<T>
-        return when (c) {
-            "gt" -> x.gt(y); "lt" -> x.lt(y); "ge" -> x.ge(y); "le" -> x.le(y); "eq" -> x.eq(y); else -> x.ne(y)
-        }
-    }
-
-    private fun compare(c: String, a: SharedNDArray<*>, s: Double): SharedNDArray<Bool> = when (c) {
-        "gt" -> a.gt(s); "lt" -> a.lt(s); "ge" -> a.ge(s); "le" -> a.le(s); "eq" -> a.eq(s); else -> a.ne(s)
-    }
-
-    private fun compare(c: String, a: SharedNDArray<*>, s: Long): SharedNDArray<Bool> = when (c) {
-        "gt" -> a.gt(s); "lt" -> a.lt(s); "ge" -> a.ge(s); "le" -> a.le(s); "eq" -> a.eq(s); else -> a.ne(s)
-    }
+    private fun <T : DType<T>> compareAny(c: String, a: SharedNDArray<*>, b: SharedNDArray<*>): SharedNDArray<Bool> =
+        compare(c, a as SharedNDArray<T>, b as SharedNDArray<T>)
 
     fun run(args: Array<String>): Boolean {
         if (args[0] != "compare-lanes") {
