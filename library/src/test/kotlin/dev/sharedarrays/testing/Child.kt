@@ -23,7 +23,7 @@ import kotlin.system.exitProcess
  *  - `try-create <bytes>`: print `BACKEND <auto-detected>`, create an f64 shm array of about that size and print
  *     `CREATED` or `ERROR <class> <message>`
  *  - lock and barrier commands: see [ConcurrencyCommands]; lifetime and sweep commands: see [LifetimeCommands];
- *    bad files and truncation: see [TrustCommands]; comparisons at another vector width: see [LaneCheck]
+ *    bad files and truncation: see [TrustCommands]; comparisons and arithmetic at another vector width: see [LaneCheck], [ArithmeticLaneCheck]
  */
 object Child {
     @JvmStatic
@@ -108,7 +108,7 @@ object Child {
             else -> if (!ConcurrencyCommands.run(args) && !LifetimeCommands.run(args) && !TrustCommands.run(args) &&
                 !QueueCommands.run(args) && !StopCommands.run(args) && !HardeningCommands.run(args) &&
                 !SlotCommands.run(args) && !TruncationQueueCommands.run(args) && !PeerCommands.run(args) &&
-                !StreamPeerCommands.run(args) && !LaneCheck.run(args)) {
+                !StreamPeerCommands.run(args) && !LaneCheck.run(args) && !ArithmeticLaneCheck.run(args)) {
                 error("unknown child command ${args[0]}")
             }
         }

@@ -1,0 +1,47 @@
+package dev.sharedarrays
+
+import dev.sharedarrays.testing.ArithmeticLaneCheck
+import dev.sharedarrays.testing.ChildJvm
+import dev.sharedarrays.testing.LaneCheck
+import io.kotest.core.spec.style.FunSpec
+import io.kotest.matchers.collections.shouldBeEmpty
+import io.kotest.matchers.shouldBe
+
+/**
+ * The SIMD loops write out several vectors a pass (the comparisons those of each 64 elements for
+ * vectors of 256 bits or more, and loop over them for narrower ones; the in-place arithmetic 8
+ * vectors, then single ones): each width's code, against the scalar loops (child JVMs limited to
+ * AVX2 and to SSE for the widths this machine does not pick itself).
+ */
+class SimdLanesTest : FunSpec({
+    val x86 = System.getProperty("os.arch") in setOf("amd64", "x86_64")
+    // other machines pick their own width; x86 ones are made to take each
+    val widths = if (x86) listOf("-XX:UseAVX=2" to 4, "-XX:UseAVX=0" to 2) else emptyList()
+
+    fun inChildren(command: String) {
+        for ((flag, lanes) in widths) {
+            ChildJvm(command, jvmArgs = listOf("--add-modules", "jdk.incubator.vector", flag)).use { c ->
+                c.expectLine("LANES ").toInt() shouldBe lanes
+                c.expectLine("MISMATCHES ") shouldBe "0 -"
+            }
+        }
+    }
+
+    test("the SIMD comparisons agree with the scalar ones, every type, operator and operand, at this machine's vector width") {
+        LaneCheck.lanes() shouldBe jdk.incubator.vector.DoubleVector.SPECIES_PREFERRED.length()
+        LaneCheck.mismatches().shouldBeEmpty()
+    }
+
+    test("... and with 256-bit (AVX2) and 128-bit (SSE) vectors, in child JVMs") {
+        inChildren("compare-lanes")
+    }
+
+    test("the SIMD in-place arithmetic agrees with the scalar loops, every type, operator, operand, row length and start") {
+        ArithmeticLaneCheck.lanes() shouldBe jdk.incubator.vector.DoubleVector.SPECIES_PREFERRED.length()
+        ArithmeticLaneCheck.mismatches().shouldBeEmpty()
+    }
+
+    test("... and with 256-bit (AVX2) and 128-bit (SSE) vectors, in child JVMs") {
+        inChildren("arith-lanes")
+    }
+})
