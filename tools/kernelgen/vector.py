@@ -99,8 +99,10 @@ def vector_scalar_loop(lanes, op, size):
         private static long $m$sp(MemorySegment s, long off, long n, $jt v) {
             long step = $sp.vectorByteSize();
             long o = off;
-            for (long end = off + n * $size - BLOCK * step; o <= end; o += BLOCK * step) {
-                $block
+            if (n * $size >= BLOCKS_FROM) {
+                for (long end = off + n * $size - BLOCK * step; o <= end; o += BLOCK * step) {
+                    $block
+                }
             }
             for (long end = off + n * $size - step; o <= end; o += step) {
                 $v.fromMemorySegment($sp, s, o, LE).$m(v).intoMemorySegment(s, o, LE);
@@ -129,17 +131,14 @@ def vector_binary_loop(lanes, op, size):
     return java("""
         private static long $m$sp(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
             long step = $sp.vectorByteSize();
+            long end = ao + n * $size - step;
             long x = ao;
             long y = bo;
-            for (long end = ao + n * $size - BLOCK * step; x <= end; x += BLOCK * step, y += BLOCK * step) {
-                $block
-            }
-            for (long end = ao + n * $size - step; x <= end; x += step, y += step) {
+            for (; x <= end; x += step, y += step) {
                 $v.fromMemorySegment($sp, a, x, LE).$m($v.fromMemorySegment($sp, b, y, LE)).intoMemorySegment(a, x, LE);
             }
             return x;
-        }""", m=m, sp=sp, v=v, size=size, block=[written_out(
-        lambda p: f"{v}.fromMemorySegment({sp}, a, {p('x')}, LE).{m}({v}.fromMemorySegment({sp}, b, {p('y')}, LE)).intoMemorySegment(a, {p('x')}, LE);")])
+        }""", m=m, sp=sp, v=v, size=size)
 
 
 def vector_reduce(groups, result):
@@ -372,12 +371,17 @@ private static final VectorSpecies<Integer> I = IntVector.SPECIES_PREFERRED;
 /** Ints with as many lanes as L, to widen into longs for sums. */
 private static final VectorSpecies<Integer> I_HALF = VectorSpecies.of(int.class, VectorShape.forBitSize(L.vectorBitSize() / 2));
 /**
- * Vectors written out in each pass of the in-place loops. With one vector a pass, about one
- * compilation of a loop in seven ran 35-50% slower for the JVM's life (f64 {@code a *= 2.5} on
- * 512 MiB: 24-28 ms against 17-18; the same instructions, its hot samples on one store of the
- * 64 C2 unrolls); with eight, none in 26 JVMs, and {@code a += b} on 16M f64 ran ~15% faster.
+ * Vectors written out in each pass of the in-place loops with a scalar operand, over rows of
+ * {@link #BLOCKS_FROM} bytes or more. With one vector a pass, about one compilation of such a
+ * loop in seven ran 35-50% slower for the JVM's life on long rows (f64 {@code a *= 2.5} on 512
+ * MiB: 24-28 ms against 17-18; the same instructions, its hot samples on one store of the 64 C2
+ * unrolls); with eight, none in 26 JVMs. Rows of 2000 doubles showed no such JVM and ran 5-10%
+ * slower written out; the loops with an array operand showed none either, and written out they
+ * made matrix += row 13% slower.
  */
-private static final int BLOCK = """ + str(BLOCK) + ";"
+private static final int BLOCK = """ + str(BLOCK) + """;
+/** Row bytes from which the in-place loops with a scalar operand write out {@link #BLOCK} vectors a pass. */
+private static final long BLOCKS_FROM = 1L << 20;"""
 
 
 def vector_kernels(types, ops):

@@ -9,9 +9,10 @@ import io.kotest.matchers.shouldBe
 
 /**
  * The SIMD loops write out several vectors a pass (the comparisons those of each 64 elements for
- * vectors of 256 bits or more, and loop over them for narrower ones; the in-place arithmetic 8
- * vectors, then single ones): each width's code, against the scalar loops (child JVMs limited to
- * AVX2 and to SSE for the widths this machine does not pick itself).
+ * vectors of 256 bits or more, and loop over them for narrower ones; the in-place arithmetic with
+ * a scalar operand 8 vectors on long rows, then single ones): each width's code, against the
+ * scalar loops (child JVMs limited to AVX2 and to SSE for the widths this machine does not pick
+ * itself).
  */
 class SimdLanesTest : FunSpec({
     val x86 = System.getProperty("os.arch") in setOf("amd64", "x86_64")

@@ -8,13 +8,15 @@ import dev.sharedarrays.SharedArrays
 import dev.sharedarrays.SharedNDArray
 import dev.sharedarrays.internal.kernel.Kernels
 import java.lang.foreign.ValueLayout.JAVA_BYTE
+import java.nio.ByteBuffer
+import java.nio.ByteOrder
 import kotlin.random.Random
 
 /**
  * In-place arithmetic (add, sub, mul, and divide for floats; scalar or array operand) of every
  * numeric element type, by the SIMD loops and by the scalar ones, on rows of every length around
- * the SIMD loops' passes (a block of written-out vectors, then single vectors, then the scalar
- * rest) and starting 0-2 elements into their array: the whole array, the elements before and
+ * the SIMD loops' passes (for long rows with a scalar operand 8 written-out vectors, then single
+ * vectors, then the scalar rest) and starting 0-2 elements into their array: the whole array, the elements before and
  * after the row included, must agree byte for byte. Command for child JVMs (run with other
  * vector widths):
  *  - `arith-lanes`: print `LANES <doubles in a vector, 0 without the Vector API>` and
@@ -30,8 +32,20 @@ object ArithmeticLaneCheck {
         return if (on) jdk.incubator.vector.DoubleVector.SPECIES_PREFERRED.length() else 0
     }
 
-    /** Row lengths: each side of one and two passes of 8 vectors at 64 bytes a vector (the widest), and odd ones. */
-    private val LENGTHS = listOf(1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 64 * 5 + 7)
+    /** Row lengths: each side of one and two vectors and passes of 8 (at 64 bytes a vector, the widest), and odd ones. */
+    private val SHORT = listOf(1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 64 * 5 + 7)
+
+    /** Row bytes from which the loops with a scalar operand write out 8 vectors a pass (VectorKernels.BLOCKS_FROM). */
+    private const val BLOCKS_FROM = 1 shl 20
+
+    /**
+     * The short lengths, and for the types of 4 and 8 bytes (the only ones with SIMD arithmetic)
+     * each side of the row length at which the written-out loops start.
+     */
+    private fun lengths(size: Int): List<Int> {
+        val from = BLOCKS_FROM / size
+        return if (size < 4) SHORT else SHORT + listOf(from - 1, from, from + 63)
+    }
 
     /** What differs between the SIMD and the scalar loops, one line each. */
     fun mismatches(): List<String> {
@@ -41,28 +55,40 @@ object ArithmeticLaneCheck {
             val size = t.itemSize().toLong()
             val float = t.isFloatingPoint()
             val ops = listOf("add", "sub", "mul") + if (float) listOf("divide") else emptyList()
-            for (n in LENGTHS) {
+            for (n in lengths(t.itemSize())) {
                 for (start in 0..2) {
                     val total = n + start + 2L
                     val bytes = ByteArray((total * size).toInt())
                     val operand = ByteArray((n * size).toInt())
                     fill(rnd, t, bytes)
                     fill(rnd, t, operand)
-                    for (op in ops) {
-                        for (scalar in listOf(true, false)) {
-                            val got = (0..1).map { simd ->
-                                val before = Kernels.useVector(simd == 1)
-                                try {
-                                    apply(t, bytes, operand, start.toLong(), n.toLong(), op, scalar)
-                                } finally {
-                                    Kernels.useVector(before)
+                    val a = SharedArrays.createAny(t, longArrayOf(total), ANONYMOUS)
+                    val b = SharedArrays.createAny(t, longArrayOf(n.toLong()), ANONYMOUS)
+                    try {
+                        b.data().asByteBuffer().put(operand)
+                        val row = a.slice(0, start.toLong(), start.toLong() + n, 1)
+                        for (op in ops) {
+                            // long rows only with a scalar operand: the loops with an array operand are the same at any length
+                            for (scalar in if (n > SHORT.last()) listOf(true) else listOf(true, false)) {
+                                val got = (0..1).map { simd ->
+                                    val before = Kernels.useVector(simd == 1)
+                                    try {
+                                        a.data().asByteBuffer().put(bytes)
+                                        if (scalar) scalarOp(row, op, float) else arrayOp(row, b, op)
+                                        a.data().toArray(JAVA_BYTE)
+                                    } finally {
+                                        Kernels.useVector(before)
+                                    }
+                                }
+                                if (!got[0].contentEquals(got[1])) {
+                                    val at = got[0].indices.first { got[0][it] != got[1][it] } / size
+                                    out += "$t $op ${if (scalar) "scalar" else "array"} n=$n start=$start: element $at differs"
                                 }
                             }
-                            if (!got[0].contentEquals(got[1])) {
-                                val at = got[0].indices.first { got[0][it] != got[1][it] } / size
-                                out += "$t $op ${if (scalar) "scalar" else "array"} n=$n start=$start: element $at differs"
-                            }
                         }
+                    } finally {
+                        a.close()
+                        b.close()
                     }
                 }
             }
@@ -72,36 +98,15 @@ object ArithmeticLaneCheck {
 
     /** Random elements: finite floats (so that results compare bit for bit), any bits for integers. */
     private fun fill(rnd: Random, t: DType<*>, into: ByteArray) {
+        val buf = ByteBuffer.wrap(into).order(ByteOrder.nativeOrder())
         if (!t.isFloatingPoint()) {
             rnd.nextBytes(into)
-            return
-        }
-        SharedArrays.createAny(t, longArrayOf(into.size / t.itemSize().toLong()), ANONYMOUS).use {
-            for (i in 0 until it.size()) {
-                it.setDouble(i, (rnd.nextDouble() - 0.5) * 1e3)
-            }
-            it.data().asByteBuffer().get(into)
-        }
-    }
-
-    /** The array's bytes after `op` on its elements start until start + n. */
-    private fun apply(t: DType<*>, bytes: ByteArray, operand: ByteArray, start: Long, n: Long, op: String, scalar: Boolean): ByteArray {
-        val size = t.itemSize().toLong()
-        val a = SharedArrays.createAny(t, longArrayOf(bytes.size / size), ANONYMOUS)
-        val b = SharedArrays.createAny(t, longArrayOf(n), ANONYMOUS)
-        try {
-            a.data().asByteBuffer().put(bytes)
-            b.data().asByteBuffer().put(operand)
-            val row = a.slice(0, start, start + n, 1)
-            if (scalar) {
-                scalarOp(row, op, t.isFloatingPoint())
-            } else {
-                arrayOp(row, b, op)
-            }
-            return a.data().toArray(JAVA_BYTE)
-        } finally {
-            a.close()
-            b.close()
+        } else if (t.itemSize() == 8) {
+            val d = buf.asDoubleBuffer()
+            while (d.hasRemaining()) d.put((rnd.nextDouble() - 0.5) * 1e3)
+        } else {
+            val f = buf.asFloatBuffer()
+            while (f.hasRemaining()) f.put(((rnd.nextDouble() - 0.5) * 1e3).toFloat())
         }
     }
 

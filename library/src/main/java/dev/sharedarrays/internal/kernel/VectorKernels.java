@@ -27,12 +27,17 @@ final class VectorKernels implements FastKernels {
     /** Ints with as many lanes as L, to widen into longs for sums. */
     private static final VectorSpecies<Integer> I_HALF = VectorSpecies.of(int.class, VectorShape.forBitSize(L.vectorBitSize() / 2));
     /**
-     * Vectors written out in each pass of the in-place loops. With one vector a pass, about one
-     * compilation of a loop in seven ran 35-50% slower for the JVM's life (f64 {@code a *= 2.5} on
-     * 512 MiB: 24-28 ms against 17-18; the same instructions, its hot samples on one store of the
-     * 64 C2 unrolls); with eight, none in 26 JVMs, and {@code a += b} on 16M f64 ran ~15% faster.
+     * Vectors written out in each pass of the in-place loops with a scalar operand, over rows of
+     * {@link #BLOCKS_FROM} bytes or more. With one vector a pass, about one compilation of such a
+     * loop in seven ran 35-50% slower for the JVM's life on long rows (f64 {@code a *= 2.5} on 512
+     * MiB: 24-28 ms against 17-18; the same instructions, its hot samples on one store of the 64 C2
+     * unrolls); with eight, none in 26 JVMs. Rows of 2000 doubles showed no such JVM and ran 5-10%
+     * slower written out; the loops with an array operand showed none either, and written out they
+     * made matrix += row 13% slower.
      */
     private static final int BLOCK = 8;
+    /** Row bytes from which the in-place loops with a scalar operand write out {@link #BLOCK} vectors a pass. */
+    private static final long BLOCKS_FROM = 1L << 20;
 
     @Override
     public boolean handles(ElementType t, Op op) {
@@ -95,15 +100,17 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = D.vectorByteSize();
         long o = off;
-        for (long end = off + n * 8 - BLOCK * step; o <= end; o += BLOCK * step) {
-            DoubleVector.fromMemorySegment(D, s, o, LE).add(v).intoMemorySegment(s, o, LE);
-            DoubleVector.fromMemorySegment(D, s, o + step, LE).add(v).intoMemorySegment(s, o + step, LE);
-            DoubleVector.fromMemorySegment(D, s, o + 2 * step, LE).add(v).intoMemorySegment(s, o + 2 * step, LE);
-            DoubleVector.fromMemorySegment(D, s, o + 3 * step, LE).add(v).intoMemorySegment(s, o + 3 * step, LE);
-            DoubleVector.fromMemorySegment(D, s, o + 4 * step, LE).add(v).intoMemorySegment(s, o + 4 * step, LE);
-            DoubleVector.fromMemorySegment(D, s, o + 5 * step, LE).add(v).intoMemorySegment(s, o + 5 * step, LE);
-            DoubleVector.fromMemorySegment(D, s, o + 6 * step, LE).add(v).intoMemorySegment(s, o + 6 * step, LE);
-            DoubleVector.fromMemorySegment(D, s, o + 7 * step, LE).add(v).intoMemorySegment(s, o + 7 * step, LE);
+        if (n * 8 >= BLOCKS_FROM) {
+            for (long end = off + n * 8 - BLOCK * step; o <= end; o += BLOCK * step) {
+                DoubleVector.fromMemorySegment(D, s, o, LE).add(v).intoMemorySegment(s, o, LE);
+                DoubleVector.fromMemorySegment(D, s, o + step, LE).add(v).intoMemorySegment(s, o + step, LE);
+                DoubleVector.fromMemorySegment(D, s, o + 2 * step, LE).add(v).intoMemorySegment(s, o + 2 * step, LE);
+                DoubleVector.fromMemorySegment(D, s, o + 3 * step, LE).add(v).intoMemorySegment(s, o + 3 * step, LE);
+                DoubleVector.fromMemorySegment(D, s, o + 4 * step, LE).add(v).intoMemorySegment(s, o + 4 * step, LE);
+                DoubleVector.fromMemorySegment(D, s, o + 5 * step, LE).add(v).intoMemorySegment(s, o + 5 * step, LE);
+                DoubleVector.fromMemorySegment(D, s, o + 6 * step, LE).add(v).intoMemorySegment(s, o + 6 * step, LE);
+                DoubleVector.fromMemorySegment(D, s, o + 7 * step, LE).add(v).intoMemorySegment(s, o + 7 * step, LE);
+            }
         }
         for (long end = off + n * 8 - step; o <= end; o += step) {
             DoubleVector.fromMemorySegment(D, s, o, LE).add(v).intoMemorySegment(s, o, LE);
@@ -115,15 +122,17 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = D.vectorByteSize();
         long o = off;
-        for (long end = off + n * 8 - BLOCK * step; o <= end; o += BLOCK * step) {
-            DoubleVector.fromMemorySegment(D, s, o, LE).sub(v).intoMemorySegment(s, o, LE);
-            DoubleVector.fromMemorySegment(D, s, o + step, LE).sub(v).intoMemorySegment(s, o + step, LE);
-            DoubleVector.fromMemorySegment(D, s, o + 2 * step, LE).sub(v).intoMemorySegment(s, o + 2 * step, LE);
-            DoubleVector.fromMemorySegment(D, s, o + 3 * step, LE).sub(v).intoMemorySegment(s, o + 3 * step, LE);
-            DoubleVector.fromMemorySegment(D, s, o + 4 * step, LE).sub(v).intoMemorySegment(s, o + 4 * step, LE);
-            DoubleVector.fromMemorySegment(D, s, o + 5 * step, LE).sub(v).intoMemorySegment(s, o + 5 * step, LE);
-            DoubleVector.fromMemorySegment(D, s, o + 6 * step, LE).sub(v).intoMemorySegment(s, o + 6 * step, LE);
-            DoubleVector.fromMemorySegment(D, s, o + 7 * step, LE).sub(v).intoMemorySegment(s, o + 7 * step, LE);
+        if (n * 8 >= BLOCKS_FROM) {
+            for (long end = off + n * 8 - BLOCK * step; o <= end; o += BLOCK * step) {
+                DoubleVector.fromMemorySegment(D, s, o, LE).sub(v).intoMemorySegment(s, o, LE);
+                DoubleVector.fromMemorySegment(D, s, o + step, LE).sub(v).intoMemorySegment(s, o + step, LE);
+                DoubleVector.fromMemorySegment(D, s, o + 2 * step, LE).sub(v).intoMemorySegment(s, o + 2 * step, LE);
+                DoubleVector.fromMemorySegment(D, s, o + 3 * step, LE).sub(v).intoMemorySegment(s, o + 3 * step, LE);
+                DoubleVector.fromMemorySegment(D, s, o + 4 * step, LE).sub(v).intoMemorySegment(s, o + 4 * step, LE);
+                DoubleVector.fromMemorySegment(D, s, o + 5 * step, LE).sub(v).intoMemorySegment(s, o + 5 * step, LE);
+                DoubleVector.fromMemorySegment(D, s, o + 6 * step, LE).sub(v).intoMemorySegment(s, o + 6 * step, LE);
+                DoubleVector.fromMemorySegment(D, s, o + 7 * step, LE).sub(v).intoMemorySegment(s, o + 7 * step, LE);
+            }
         }
         for (long end = off + n * 8 - step; o <= end; o += step) {
             DoubleVector.fromMemorySegment(D, s, o, LE).sub(v).intoMemorySegment(s, o, LE);
@@ -135,15 +144,17 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = D.vectorByteSize();
         long o = off;
-        for (long end = off + n * 8 - BLOCK * step; o <= end; o += BLOCK * step) {
-            DoubleVector.fromMemorySegment(D, s, o, LE).mul(v).intoMemorySegment(s, o, LE);
-            DoubleVector.fromMemorySegment(D, s, o + step, LE).mul(v).intoMemorySegment(s, o + step, LE);
-            DoubleVector.fromMemorySegment(D, s, o + 2 * step, LE).mul(v).intoMemorySegment(s, o + 2 * step, LE);
-            DoubleVector.fromMemorySegment(D, s, o + 3 * step, LE).mul(v).intoMemorySegment(s, o + 3 * step, LE);
-            DoubleVector.fromMemorySegment(D, s, o + 4 * step, LE).mul(v).intoMemorySegment(s, o + 4 * step, LE);
-            DoubleVector.fromMemorySegment(D, s, o + 5 * step, LE).mul(v).intoMemorySegment(s, o + 5 * step, LE);
-            DoubleVector.fromMemorySegment(D, s, o + 6 * step, LE).mul(v).intoMemorySegment(s, o + 6 * step, LE);
-            DoubleVector.fromMemorySegment(D, s, o + 7 * step, LE).mul(v).intoMemorySegment(s, o + 7 * step, LE);
+        if (n * 8 >= BLOCKS_FROM) {
+            for (long end = off + n * 8 - BLOCK * step; o <= end; o += BLOCK * step) {
+                DoubleVector.fromMemorySegment(D, s, o, LE).mul(v).intoMemorySegment(s, o, LE);
+                DoubleVector.fromMemorySegment(D, s, o + step, LE).mul(v).intoMemorySegment(s, o + step, LE);
+                DoubleVector.fromMemorySegment(D, s, o + 2 * step, LE).mul(v).intoMemorySegment(s, o + 2 * step, LE);
+                DoubleVector.fromMemorySegment(D, s, o + 3 * step, LE).mul(v).intoMemorySegment(s, o + 3 * step, LE);
+                DoubleVector.fromMemorySegment(D, s, o + 4 * step, LE).mul(v).intoMemorySegment(s, o + 4 * step, LE);
+                DoubleVector.fromMemorySegment(D, s, o + 5 * step, LE).mul(v).intoMemorySegment(s, o + 5 * step, LE);
+                DoubleVector.fromMemorySegment(D, s, o + 6 * step, LE).mul(v).intoMemorySegment(s, o + 6 * step, LE);
+                DoubleVector.fromMemorySegment(D, s, o + 7 * step, LE).mul(v).intoMemorySegment(s, o + 7 * step, LE);
+            }
         }
         for (long end = off + n * 8 - step; o <= end; o += step) {
             DoubleVector.fromMemorySegment(D, s, o, LE).mul(v).intoMemorySegment(s, o, LE);
@@ -155,15 +166,17 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = D.vectorByteSize();
         long o = off;
-        for (long end = off + n * 8 - BLOCK * step; o <= end; o += BLOCK * step) {
-            DoubleVector.fromMemorySegment(D, s, o, LE).div(v).intoMemorySegment(s, o, LE);
-            DoubleVector.fromMemorySegment(D, s, o + step, LE).div(v).intoMemorySegment(s, o + step, LE);
-            DoubleVector.fromMemorySegment(D, s, o + 2 * step, LE).div(v).intoMemorySegment(s, o + 2 * step, LE);
-            DoubleVector.fromMemorySegment(D, s, o + 3 * step, LE).div(v).intoMemorySegment(s, o + 3 * step, LE);
-            DoubleVector.fromMemorySegment(D, s, o + 4 * step, LE).div(v).intoMemorySegment(s, o + 4 * step, LE);
-            DoubleVector.fromMemorySegment(D, s, o + 5 * step, LE).div(v).intoMemorySegment(s, o + 5 * step, LE);
-            DoubleVector.fromMemorySegment(D, s, o + 6 * step, LE).div(v).intoMemorySegment(s, o + 6 * step, LE);
-            DoubleVector.fromMemorySegment(D, s, o + 7 * step, LE).div(v).intoMemorySegment(s, o + 7 * step, LE);
+        if (n * 8 >= BLOCKS_FROM) {
+            for (long end = off + n * 8 - BLOCK * step; o <= end; o += BLOCK * step) {
+                DoubleVector.fromMemorySegment(D, s, o, LE).div(v).intoMemorySegment(s, o, LE);
+                DoubleVector.fromMemorySegment(D, s, o + step, LE).div(v).intoMemorySegment(s, o + step, LE);
+                DoubleVector.fromMemorySegment(D, s, o + 2 * step, LE).div(v).intoMemorySegment(s, o + 2 * step, LE);
+                DoubleVector.fromMemorySegment(D, s, o + 3 * step, LE).div(v).intoMemorySegment(s, o + 3 * step, LE);
+                DoubleVector.fromMemorySegment(D, s, o + 4 * step, LE).div(v).intoMemorySegment(s, o + 4 * step, LE);
+                DoubleVector.fromMemorySegment(D, s, o + 5 * step, LE).div(v).intoMemorySegment(s, o + 5 * step, LE);
+                DoubleVector.fromMemorySegment(D, s, o + 6 * step, LE).div(v).intoMemorySegment(s, o + 6 * step, LE);
+                DoubleVector.fromMemorySegment(D, s, o + 7 * step, LE).div(v).intoMemorySegment(s, o + 7 * step, LE);
+            }
         }
         for (long end = off + n * 8 - step; o <= end; o += step) {
             DoubleVector.fromMemorySegment(D, s, o, LE).div(v).intoMemorySegment(s, o, LE);
@@ -175,15 +188,17 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = F.vectorByteSize();
         long o = off;
-        for (long end = off + n * 4 - BLOCK * step; o <= end; o += BLOCK * step) {
-            FloatVector.fromMemorySegment(F, s, o, LE).add(v).intoMemorySegment(s, o, LE);
-            FloatVector.fromMemorySegment(F, s, o + step, LE).add(v).intoMemorySegment(s, o + step, LE);
-            FloatVector.fromMemorySegment(F, s, o + 2 * step, LE).add(v).intoMemorySegment(s, o + 2 * step, LE);
-            FloatVector.fromMemorySegment(F, s, o + 3 * step, LE).add(v).intoMemorySegment(s, o + 3 * step, LE);
-            FloatVector.fromMemorySegment(F, s, o + 4 * step, LE).add(v).intoMemorySegment(s, o + 4 * step, LE);
-            FloatVector.fromMemorySegment(F, s, o + 5 * step, LE).add(v).intoMemorySegment(s, o + 5 * step, LE);
-            FloatVector.fromMemorySegment(F, s, o + 6 * step, LE).add(v).intoMemorySegment(s, o + 6 * step, LE);
-            FloatVector.fromMemorySegment(F, s, o + 7 * step, LE).add(v).intoMemorySegment(s, o + 7 * step, LE);
+        if (n * 4 >= BLOCKS_FROM) {
+            for (long end = off + n * 4 - BLOCK * step; o <= end; o += BLOCK * step) {
+                FloatVector.fromMemorySegment(F, s, o, LE).add(v).intoMemorySegment(s, o, LE);
+                FloatVector.fromMemorySegment(F, s, o + step, LE).add(v).intoMemorySegment(s, o + step, LE);
+                FloatVector.fromMemorySegment(F, s, o + 2 * step, LE).add(v).intoMemorySegment(s, o + 2 * step, LE);
+                FloatVector.fromMemorySegment(F, s, o + 3 * step, LE).add(v).intoMemorySegment(s, o + 3 * step, LE);
+                FloatVector.fromMemorySegment(F, s, o + 4 * step, LE).add(v).intoMemorySegment(s, o + 4 * step, LE);
+                FloatVector.fromMemorySegment(F, s, o + 5 * step, LE).add(v).intoMemorySegment(s, o + 5 * step, LE);
+                FloatVector.fromMemorySegment(F, s, o + 6 * step, LE).add(v).intoMemorySegment(s, o + 6 * step, LE);
+                FloatVector.fromMemorySegment(F, s, o + 7 * step, LE).add(v).intoMemorySegment(s, o + 7 * step, LE);
+            }
         }
         for (long end = off + n * 4 - step; o <= end; o += step) {
             FloatVector.fromMemorySegment(F, s, o, LE).add(v).intoMemorySegment(s, o, LE);
@@ -195,15 +210,17 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = F.vectorByteSize();
         long o = off;
-        for (long end = off + n * 4 - BLOCK * step; o <= end; o += BLOCK * step) {
-            FloatVector.fromMemorySegment(F, s, o, LE).sub(v).intoMemorySegment(s, o, LE);
-            FloatVector.fromMemorySegment(F, s, o + step, LE).sub(v).intoMemorySegment(s, o + step, LE);
-            FloatVector.fromMemorySegment(F, s, o + 2 * step, LE).sub(v).intoMemorySegment(s, o + 2 * step, LE);
-            FloatVector.fromMemorySegment(F, s, o + 3 * step, LE).sub(v).intoMemorySegment(s, o + 3 * step, LE);
-            FloatVector.fromMemorySegment(F, s, o + 4 * step, LE).sub(v).intoMemorySegment(s, o + 4 * step, LE);
-            FloatVector.fromMemorySegment(F, s, o + 5 * step, LE).sub(v).intoMemorySegment(s, o + 5 * step, LE);
-            FloatVector.fromMemorySegment(F, s, o + 6 * step, LE).sub(v).intoMemorySegment(s, o + 6 * step, LE);
-            FloatVector.fromMemorySegment(F, s, o + 7 * step, LE).sub(v).intoMemorySegment(s, o + 7 * step, LE);
+        if (n * 4 >= BLOCKS_FROM) {
+            for (long end = off + n * 4 - BLOCK * step; o <= end; o += BLOCK * step) {
+                FloatVector.fromMemorySegment(F, s, o, LE).sub(v).intoMemorySegment(s, o, LE);
+                FloatVector.fromMemorySegment(F, s, o + step, LE).sub(v).intoMemorySegment(s, o + step, LE);
+                FloatVector.fromMemorySegment(F, s, o + 2 * step, LE).sub(v).intoMemorySegment(s, o + 2 * step, LE);
+                FloatVector.fromMemorySegment(F, s, o + 3 * step, LE).sub(v).intoMemorySegment(s, o + 3 * step, LE);
+                FloatVector.fromMemorySegment(F, s, o + 4 * step, LE).sub(v).intoMemorySegment(s, o + 4 * step, LE);
+                FloatVector.fromMemorySegment(F, s, o + 5 * step, LE).sub(v).intoMemorySegment(s, o + 5 * step, LE);
+                FloatVector.fromMemorySegment(F, s, o + 6 * step, LE).sub(v).intoMemorySegment(s, o + 6 * step, LE);
+                FloatVector.fromMemorySegment(F, s, o + 7 * step, LE).sub(v).intoMemorySegment(s, o + 7 * step, LE);
+            }
         }
         for (long end = off + n * 4 - step; o <= end; o += step) {
             FloatVector.fromMemorySegment(F, s, o, LE).sub(v).intoMemorySegment(s, o, LE);
@@ -215,15 +232,17 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = F.vectorByteSize();
         long o = off;
-        for (long end = off + n * 4 - BLOCK * step; o <= end; o += BLOCK * step) {
-            FloatVector.fromMemorySegment(F, s, o, LE).mul(v).intoMemorySegment(s, o, LE);
-            FloatVector.fromMemorySegment(F, s, o + step, LE).mul(v).intoMemorySegment(s, o + step, LE);
-            FloatVector.fromMemorySegment(F, s, o + 2 * step, LE).mul(v).intoMemorySegment(s, o + 2 * step, LE);
-            FloatVector.fromMemorySegment(F, s, o + 3 * step, LE).mul(v).intoMemorySegment(s, o + 3 * step, LE);
-            FloatVector.fromMemorySegment(F, s, o + 4 * step, LE).mul(v).intoMemorySegment(s, o + 4 * step, LE);
-            FloatVector.fromMemorySegment(F, s, o + 5 * step, LE).mul(v).intoMemorySegment(s, o + 5 * step, LE);
-            FloatVector.fromMemorySegment(F, s, o + 6 * step, LE).mul(v).intoMemorySegment(s, o + 6 * step, LE);
-            FloatVector.fromMemorySegment(F, s, o + 7 * step, LE).mul(v).intoMemorySegment(s, o + 7 * step, LE);
+        if (n * 4 >= BLOCKS_FROM) {
+            for (long end = off + n * 4 - BLOCK * step; o <= end; o += BLOCK * step) {
+                FloatVector.fromMemorySegment(F, s, o, LE).mul(v).intoMemorySegment(s, o, LE);
+                FloatVector.fromMemorySegment(F, s, o + step, LE).mul(v).intoMemorySegment(s, o + step, LE);
+                FloatVector.fromMemorySegment(F, s, o + 2 * step, LE).mul(v).intoMemorySegment(s, o + 2 * step, LE);
+                FloatVector.fromMemorySegment(F, s, o + 3 * step, LE).mul(v).intoMemorySegment(s, o + 3 * step, LE);
+                FloatVector.fromMemorySegment(F, s, o + 4 * step, LE).mul(v).intoMemorySegment(s, o + 4 * step, LE);
+                FloatVector.fromMemorySegment(F, s, o + 5 * step, LE).mul(v).intoMemorySegment(s, o + 5 * step, LE);
+                FloatVector.fromMemorySegment(F, s, o + 6 * step, LE).mul(v).intoMemorySegment(s, o + 6 * step, LE);
+                FloatVector.fromMemorySegment(F, s, o + 7 * step, LE).mul(v).intoMemorySegment(s, o + 7 * step, LE);
+            }
         }
         for (long end = off + n * 4 - step; o <= end; o += step) {
             FloatVector.fromMemorySegment(F, s, o, LE).mul(v).intoMemorySegment(s, o, LE);
@@ -235,15 +254,17 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = F.vectorByteSize();
         long o = off;
-        for (long end = off + n * 4 - BLOCK * step; o <= end; o += BLOCK * step) {
-            FloatVector.fromMemorySegment(F, s, o, LE).div(v).intoMemorySegment(s, o, LE);
-            FloatVector.fromMemorySegment(F, s, o + step, LE).div(v).intoMemorySegment(s, o + step, LE);
-            FloatVector.fromMemorySegment(F, s, o + 2 * step, LE).div(v).intoMemorySegment(s, o + 2 * step, LE);
-            FloatVector.fromMemorySegment(F, s, o + 3 * step, LE).div(v).intoMemorySegment(s, o + 3 * step, LE);
-            FloatVector.fromMemorySegment(F, s, o + 4 * step, LE).div(v).intoMemorySegment(s, o + 4 * step, LE);
-            FloatVector.fromMemorySegment(F, s, o + 5 * step, LE).div(v).intoMemorySegment(s, o + 5 * step, LE);
-            FloatVector.fromMemorySegment(F, s, o + 6 * step, LE).div(v).intoMemorySegment(s, o + 6 * step, LE);
-            FloatVector.fromMemorySegment(F, s, o + 7 * step, LE).div(v).intoMemorySegment(s, o + 7 * step, LE);
+        if (n * 4 >= BLOCKS_FROM) {
+            for (long end = off + n * 4 - BLOCK * step; o <= end; o += BLOCK * step) {
+                FloatVector.fromMemorySegment(F, s, o, LE).div(v).intoMemorySegment(s, o, LE);
+                FloatVector.fromMemorySegment(F, s, o + step, LE).div(v).intoMemorySegment(s, o + step, LE);
+                FloatVector.fromMemorySegment(F, s, o + 2 * step, LE).div(v).intoMemorySegment(s, o + 2 * step, LE);
+                FloatVector.fromMemorySegment(F, s, o + 3 * step, LE).div(v).intoMemorySegment(s, o + 3 * step, LE);
+                FloatVector.fromMemorySegment(F, s, o + 4 * step, LE).div(v).intoMemorySegment(s, o + 4 * step, LE);
+                FloatVector.fromMemorySegment(F, s, o + 5 * step, LE).div(v).intoMemorySegment(s, o + 5 * step, LE);
+                FloatVector.fromMemorySegment(F, s, o + 6 * step, LE).div(v).intoMemorySegment(s, o + 6 * step, LE);
+                FloatVector.fromMemorySegment(F, s, o + 7 * step, LE).div(v).intoMemorySegment(s, o + 7 * step, LE);
+            }
         }
         for (long end = off + n * 4 - step; o <= end; o += step) {
             FloatVector.fromMemorySegment(F, s, o, LE).div(v).intoMemorySegment(s, o, LE);
@@ -255,15 +276,17 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = L.vectorByteSize();
         long o = off;
-        for (long end = off + n * 8 - BLOCK * step; o <= end; o += BLOCK * step) {
-            LongVector.fromMemorySegment(L, s, o, LE).add(v).intoMemorySegment(s, o, LE);
-            LongVector.fromMemorySegment(L, s, o + step, LE).add(v).intoMemorySegment(s, o + step, LE);
-            LongVector.fromMemorySegment(L, s, o + 2 * step, LE).add(v).intoMemorySegment(s, o + 2 * step, LE);
-            LongVector.fromMemorySegment(L, s, o + 3 * step, LE).add(v).intoMemorySegment(s, o + 3 * step, LE);
-            LongVector.fromMemorySegment(L, s, o + 4 * step, LE).add(v).intoMemorySegment(s, o + 4 * step, LE);
-            LongVector.fromMemorySegment(L, s, o + 5 * step, LE).add(v).intoMemorySegment(s, o + 5 * step, LE);
-            LongVector.fromMemorySegment(L, s, o + 6 * step, LE).add(v).intoMemorySegment(s, o + 6 * step, LE);
-            LongVector.fromMemorySegment(L, s, o + 7 * step, LE).add(v).intoMemorySegment(s, o + 7 * step, LE);
+        if (n * 8 >= BLOCKS_FROM) {
+            for (long end = off + n * 8 - BLOCK * step; o <= end; o += BLOCK * step) {
+                LongVector.fromMemorySegment(L, s, o, LE).add(v).intoMemorySegment(s, o, LE);
+                LongVector.fromMemorySegment(L, s, o + step, LE).add(v).intoMemorySegment(s, o + step, LE);
+                LongVector.fromMemorySegment(L, s, o + 2 * step, LE).add(v).intoMemorySegment(s, o + 2 * step, LE);
+                LongVector.fromMemorySegment(L, s, o + 3 * step, LE).add(v).intoMemorySegment(s, o + 3 * step, LE);
+                LongVector.fromMemorySegment(L, s, o + 4 * step, LE).add(v).intoMemorySegment(s, o + 4 * step, LE);
+                LongVector.fromMemorySegment(L, s, o + 5 * step, LE).add(v).intoMemorySegment(s, o + 5 * step, LE);
+                LongVector.fromMemorySegment(L, s, o + 6 * step, LE).add(v).intoMemorySegment(s, o + 6 * step, LE);
+                LongVector.fromMemorySegment(L, s, o + 7 * step, LE).add(v).intoMemorySegment(s, o + 7 * step, LE);
+            }
         }
         for (long end = off + n * 8 - step; o <= end; o += step) {
             LongVector.fromMemorySegment(L, s, o, LE).add(v).intoMemorySegment(s, o, LE);
@@ -275,15 +298,17 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = L.vectorByteSize();
         long o = off;
-        for (long end = off + n * 8 - BLOCK * step; o <= end; o += BLOCK * step) {
-            LongVector.fromMemorySegment(L, s, o, LE).sub(v).intoMemorySegment(s, o, LE);
-            LongVector.fromMemorySegment(L, s, o + step, LE).sub(v).intoMemorySegment(s, o + step, LE);
-            LongVector.fromMemorySegment(L, s, o + 2 * step, LE).sub(v).intoMemorySegment(s, o + 2 * step, LE);
-            LongVector.fromMemorySegment(L, s, o + 3 * step, LE).sub(v).intoMemorySegment(s, o + 3 * step, LE);
-            LongVector.fromMemorySegment(L, s, o + 4 * step, LE).sub(v).intoMemorySegment(s, o + 4 * step, LE);
-            LongVector.fromMemorySegment(L, s, o + 5 * step, LE).sub(v).intoMemorySegment(s, o + 5 * step, LE);
-            LongVector.fromMemorySegment(L, s, o + 6 * step, LE).sub(v).intoMemorySegment(s, o + 6 * step, LE);
-            LongVector.fromMemorySegment(L, s, o + 7 * step, LE).sub(v).intoMemorySegment(s, o + 7 * step, LE);
+        if (n * 8 >= BLOCKS_FROM) {
+            for (long end = off + n * 8 - BLOCK * step; o <= end; o += BLOCK * step) {
+                LongVector.fromMemorySegment(L, s, o, LE).sub(v).intoMemorySegment(s, o, LE);
+                LongVector.fromMemorySegment(L, s, o + step, LE).sub(v).intoMemorySegment(s, o + step, LE);
+                LongVector.fromMemorySegment(L, s, o + 2 * step, LE).sub(v).intoMemorySegment(s, o + 2 * step, LE);
+                LongVector.fromMemorySegment(L, s, o + 3 * step, LE).sub(v).intoMemorySegment(s, o + 3 * step, LE);
+                LongVector.fromMemorySegment(L, s, o + 4 * step, LE).sub(v).intoMemorySegment(s, o + 4 * step, LE);
+                LongVector.fromMemorySegment(L, s, o + 5 * step, LE).sub(v).intoMemorySegment(s, o + 5 * step, LE);
+                LongVector.fromMemorySegment(L, s, o + 6 * step, LE).sub(v).intoMemorySegment(s, o + 6 * step, LE);
+                LongVector.fromMemorySegment(L, s, o + 7 * step, LE).sub(v).intoMemorySegment(s, o + 7 * step, LE);
+            }
         }
         for (long end = off + n * 8 - step; o <= end; o += step) {
             LongVector.fromMemorySegment(L, s, o, LE).sub(v).intoMemorySegment(s, o, LE);
@@ -295,15 +320,17 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = L.vectorByteSize();
         long o = off;
-        for (long end = off + n * 8 - BLOCK * step; o <= end; o += BLOCK * step) {
-            LongVector.fromMemorySegment(L, s, o, LE).mul(v).intoMemorySegment(s, o, LE);
-            LongVector.fromMemorySegment(L, s, o + step, LE).mul(v).intoMemorySegment(s, o + step, LE);
-            LongVector.fromMemorySegment(L, s, o + 2 * step, LE).mul(v).intoMemorySegment(s, o + 2 * step, LE);
-            LongVector.fromMemorySegment(L, s, o + 3 * step, LE).mul(v).intoMemorySegment(s, o + 3 * step, LE);
-            LongVector.fromMemorySegment(L, s, o + 4 * step, LE).mul(v).intoMemorySegment(s, o + 4 * step, LE);
-            LongVector.fromMemorySegment(L, s, o + 5 * step, LE).mul(v).intoMemorySegment(s, o + 5 * step, LE);
-            LongVector.fromMemorySegment(L, s, o + 6 * step, LE).mul(v).intoMemorySegment(s, o + 6 * step, LE);
-            LongVector.fromMemorySegment(L, s, o + 7 * step, LE).mul(v).intoMemorySegment(s, o + 7 * step, LE);
+        if (n * 8 >= BLOCKS_FROM) {
+            for (long end = off + n * 8 - BLOCK * step; o <= end; o += BLOCK * step) {
+                LongVector.fromMemorySegment(L, s, o, LE).mul(v).intoMemorySegment(s, o, LE);
+                LongVector.fromMemorySegment(L, s, o + step, LE).mul(v).intoMemorySegment(s, o + step, LE);
+                LongVector.fromMemorySegment(L, s, o + 2 * step, LE).mul(v).intoMemorySegment(s, o + 2 * step, LE);
+                LongVector.fromMemorySegment(L, s, o + 3 * step, LE).mul(v).intoMemorySegment(s, o + 3 * step, LE);
+                LongVector.fromMemorySegment(L, s, o + 4 * step, LE).mul(v).intoMemorySegment(s, o + 4 * step, LE);
+                LongVector.fromMemorySegment(L, s, o + 5 * step, LE).mul(v).intoMemorySegment(s, o + 5 * step, LE);
+                LongVector.fromMemorySegment(L, s, o + 6 * step, LE).mul(v).intoMemorySegment(s, o + 6 * step, LE);
+                LongVector.fromMemorySegment(L, s, o + 7 * step, LE).mul(v).intoMemorySegment(s, o + 7 * step, LE);
+            }
         }
         for (long end = off + n * 8 - step; o <= end; o += step) {
             LongVector.fromMemorySegment(L, s, o, LE).mul(v).intoMemorySegment(s, o, LE);
@@ -315,15 +342,17 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = I.vectorByteSize();
         long o = off;
-        for (long end = off + n * 4 - BLOCK * step; o <= end; o += BLOCK * step) {
-            IntVector.fromMemorySegment(I, s, o, LE).add(v).intoMemorySegment(s, o, LE);
-            IntVector.fromMemorySegment(I, s, o + step, LE).add(v).intoMemorySegment(s, o + step, LE);
-            IntVector.fromMemorySegment(I, s, o + 2 * step, LE).add(v).intoMemorySegment(s, o + 2 * step, LE);
-            IntVector.fromMemorySegment(I, s, o + 3 * step, LE).add(v).intoMemorySegment(s, o + 3 * step, LE);
-            IntVector.fromMemorySegment(I, s, o + 4 * step, LE).add(v).intoMemorySegment(s, o + 4 * step, LE);
-            IntVector.fromMemorySegment(I, s, o + 5 * step, LE).add(v).intoMemorySegment(s, o + 5 * step, LE);
-            IntVector.fromMemorySegment(I, s, o + 6 * step, LE).add(v).intoMemorySegment(s, o + 6 * step, LE);
-            IntVector.fromMemorySegment(I, s, o + 7 * step, LE).add(v).intoMemorySegment(s, o + 7 * step, LE);
+        if (n * 4 >= BLOCKS_FROM) {
+            for (long end = off + n * 4 - BLOCK * step; o <= end; o += BLOCK * step) {
+                IntVector.fromMemorySegment(I, s, o, LE).add(v).intoMemorySegment(s, o, LE);
+                IntVector.fromMemorySegment(I, s, o + step, LE).add(v).intoMemorySegment(s, o + step, LE);
+                IntVector.fromMemorySegment(I, s, o + 2 * step, LE).add(v).intoMemorySegment(s, o + 2 * step, LE);
+                IntVector.fromMemorySegment(I, s, o + 3 * step, LE).add(v).intoMemorySegment(s, o + 3 * step, LE);
+                IntVector.fromMemorySegment(I, s, o + 4 * step, LE).add(v).intoMemorySegment(s, o + 4 * step, LE);
+                IntVector.fromMemorySegment(I, s, o + 5 * step, LE).add(v).intoMemorySegment(s, o + 5 * step, LE);
+                IntVector.fromMemorySegment(I, s, o + 6 * step, LE).add(v).intoMemorySegment(s, o + 6 * step, LE);
+                IntVector.fromMemorySegment(I, s, o + 7 * step, LE).add(v).intoMemorySegment(s, o + 7 * step, LE);
+            }
         }
         for (long end = off + n * 4 - step; o <= end; o += step) {
             IntVector.fromMemorySegment(I, s, o, LE).add(v).intoMemorySegment(s, o, LE);
@@ -335,15 +364,17 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = I.vectorByteSize();
         long o = off;
-        for (long end = off + n * 4 - BLOCK * step; o <= end; o += BLOCK * step) {
-            IntVector.fromMemorySegment(I, s, o, LE).sub(v).intoMemorySegment(s, o, LE);
-            IntVector.fromMemorySegment(I, s, o + step, LE).sub(v).intoMemorySegment(s, o + step, LE);
-            IntVector.fromMemorySegment(I, s, o + 2 * step, LE).sub(v).intoMemorySegment(s, o + 2 * step, LE);
-            IntVector.fromMemorySegment(I, s, o + 3 * step, LE).sub(v).intoMemorySegment(s, o + 3 * step, LE);
-            IntVector.fromMemorySegment(I, s, o + 4 * step, LE).sub(v).intoMemorySegment(s, o + 4 * step, LE);
-            IntVector.fromMemorySegment(I, s, o + 5 * step, LE).sub(v).intoMemorySegment(s, o + 5 * step, LE);
-            IntVector.fromMemorySegment(I, s, o + 6 * step, LE).sub(v).intoMemorySegment(s, o + 6 * step, LE);
-            IntVector.fromMemorySegment(I, s, o + 7 * step, LE).sub(v).intoMemorySegment(s, o + 7 * step, LE);
+        if (n * 4 >= BLOCKS_FROM) {
+            for (long end = off + n * 4 - BLOCK * step; o <= end; o += BLOCK * step) {
+                IntVector.fromMemorySegment(I, s, o, LE).sub(v).intoMemorySegment(s, o, LE);
+                IntVector.fromMemorySegment(I, s, o + step, LE).sub(v).intoMemorySegment(s, o + step, LE);
+                IntVector.fromMemorySegment(I, s, o + 2 * step, LE).sub(v).intoMemorySegment(s, o + 2 * step, LE);
+                IntVector.fromMemorySegment(I, s, o + 3 * step, LE).sub(v).intoMemorySegment(s, o + 3 * step, LE);
+                IntVector.fromMemorySegment(I, s, o + 4 * step, LE).sub(v).intoMemorySegment(s, o + 4 * step, LE);
+                IntVector.fromMemorySegment(I, s, o + 5 * step, LE).sub(v).intoMemorySegment(s, o + 5 * step, LE);
+                IntVector.fromMemorySegment(I, s, o + 6 * step, LE).sub(v).intoMemorySegment(s, o + 6 * step, LE);
+                IntVector.fromMemorySegment(I, s, o + 7 * step, LE).sub(v).intoMemorySegment(s, o + 7 * step, LE);
+            }
         }
         for (long end = off + n * 4 - step; o <= end; o += step) {
             IntVector.fromMemorySegment(I, s, o, LE).sub(v).intoMemorySegment(s, o, LE);
@@ -355,15 +386,17 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = I.vectorByteSize();
         long o = off;
-        for (long end = off + n * 4 - BLOCK * step; o <= end; o += BLOCK * step) {
-            IntVector.fromMemorySegment(I, s, o, LE).mul(v).intoMemorySegment(s, o, LE);
-            IntVector.fromMemorySegment(I, s, o + step, LE).mul(v).intoMemorySegment(s, o + step, LE);
-            IntVector.fromMemorySegment(I, s, o + 2 * step, LE).mul(v).intoMemorySegment(s, o + 2 * step, LE);
-            IntVector.fromMemorySegment(I, s, o + 3 * step, LE).mul(v).intoMemorySegment(s, o + 3 * step, LE);
-            IntVector.fromMemorySegment(I, s, o + 4 * step, LE).mul(v).intoMemorySegment(s, o + 4 * step, LE);
-            IntVector.fromMemorySegment(I, s, o + 5 * step, LE).mul(v).intoMemorySegment(s, o + 5 * step, LE);
-            IntVector.fromMemorySegment(I, s, o + 6 * step, LE).mul(v).intoMemorySegment(s, o + 6 * step, LE);
-            IntVector.fromMemorySegment(I, s, o + 7 * step, LE).mul(v).intoMemorySegment(s, o + 7 * step, LE);
+        if (n * 4 >= BLOCKS_FROM) {
+            for (long end = off + n * 4 - BLOCK * step; o <= end; o += BLOCK * step) {
+                IntVector.fromMemorySegment(I, s, o, LE).mul(v).intoMemorySegment(s, o, LE);
+                IntVector.fromMemorySegment(I, s, o + step, LE).mul(v).intoMemorySegment(s, o + step, LE);
+                IntVector.fromMemorySegment(I, s, o + 2 * step, LE).mul(v).intoMemorySegment(s, o + 2 * step, LE);
+                IntVector.fromMemorySegment(I, s, o + 3 * step, LE).mul(v).intoMemorySegment(s, o + 3 * step, LE);
+                IntVector.fromMemorySegment(I, s, o + 4 * step, LE).mul(v).intoMemorySegment(s, o + 4 * step, LE);
+                IntVector.fromMemorySegment(I, s, o + 5 * step, LE).mul(v).intoMemorySegment(s, o + 5 * step, LE);
+                IntVector.fromMemorySegment(I, s, o + 6 * step, LE).mul(v).intoMemorySegment(s, o + 6 * step, LE);
+                IntVector.fromMemorySegment(I, s, o + 7 * step, LE).mul(v).intoMemorySegment(s, o + 7 * step, LE);
+            }
         }
         for (long end = off + n * 4 - step; o <= end; o += step) {
             IntVector.fromMemorySegment(I, s, o, LE).mul(v).intoMemorySegment(s, o, LE);
@@ -412,19 +445,10 @@ final class VectorKernels implements FastKernels {
     private static long addD(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
         FaultMark.touch();
         long step = D.vectorByteSize();
+        long end = ao + n * 8 - step;
         long x = ao;
         long y = bo;
-        for (long end = ao + n * 8 - BLOCK * step; x <= end; x += BLOCK * step, y += BLOCK * step) {
-            DoubleVector.fromMemorySegment(D, a, x, LE).add(DoubleVector.fromMemorySegment(D, b, y, LE)).intoMemorySegment(a, x, LE);
-            DoubleVector.fromMemorySegment(D, a, x + step, LE).add(DoubleVector.fromMemorySegment(D, b, y + step, LE)).intoMemorySegment(a, x + step, LE);
-            DoubleVector.fromMemorySegment(D, a, x + 2 * step, LE).add(DoubleVector.fromMemorySegment(D, b, y + 2 * step, LE)).intoMemorySegment(a, x + 2 * step, LE);
-            DoubleVector.fromMemorySegment(D, a, x + 3 * step, LE).add(DoubleVector.fromMemorySegment(D, b, y + 3 * step, LE)).intoMemorySegment(a, x + 3 * step, LE);
-            DoubleVector.fromMemorySegment(D, a, x + 4 * step, LE).add(DoubleVector.fromMemorySegment(D, b, y + 4 * step, LE)).intoMemorySegment(a, x + 4 * step, LE);
-            DoubleVector.fromMemorySegment(D, a, x + 5 * step, LE).add(DoubleVector.fromMemorySegment(D, b, y + 5 * step, LE)).intoMemorySegment(a, x + 5 * step, LE);
-            DoubleVector.fromMemorySegment(D, a, x + 6 * step, LE).add(DoubleVector.fromMemorySegment(D, b, y + 6 * step, LE)).intoMemorySegment(a, x + 6 * step, LE);
-            DoubleVector.fromMemorySegment(D, a, x + 7 * step, LE).add(DoubleVector.fromMemorySegment(D, b, y + 7 * step, LE)).intoMemorySegment(a, x + 7 * step, LE);
-        }
-        for (long end = ao + n * 8 - step; x <= end; x += step, y += step) {
+        for (; x <= end; x += step, y += step) {
             DoubleVector.fromMemorySegment(D, a, x, LE).add(DoubleVector.fromMemorySegment(D, b, y, LE)).intoMemorySegment(a, x, LE);
         }
         return x;
@@ -433,19 +457,10 @@ final class VectorKernels implements FastKernels {
     private static long subD(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
         FaultMark.touch();
         long step = D.vectorByteSize();
+        long end = ao + n * 8 - step;
         long x = ao;
         long y = bo;
-        for (long end = ao + n * 8 - BLOCK * step; x <= end; x += BLOCK * step, y += BLOCK * step) {
-            DoubleVector.fromMemorySegment(D, a, x, LE).sub(DoubleVector.fromMemorySegment(D, b, y, LE)).intoMemorySegment(a, x, LE);
-            DoubleVector.fromMemorySegment(D, a, x + step, LE).sub(DoubleVector.fromMemorySegment(D, b, y + step, LE)).intoMemorySegment(a, x + step, LE);
-            DoubleVector.fromMemorySegment(D, a, x + 2 * step, LE).sub(DoubleVector.fromMemorySegment(D, b, y + 2 * step, LE)).intoMemorySegment(a, x + 2 * step, LE);
-            DoubleVector.fromMemorySegment(D, a, x + 3 * step, LE).sub(DoubleVector.fromMemorySegment(D, b, y + 3 * step, LE)).intoMemorySegment(a, x + 3 * step, LE);
-            DoubleVector.fromMemorySegment(D, a, x + 4 * step, LE).sub(DoubleVector.fromMemorySegment(D, b, y + 4 * step, LE)).intoMemorySegment(a, x + 4 * step, LE);
-            DoubleVector.fromMemorySegment(D, a, x + 5 * step, LE).sub(DoubleVector.fromMemorySegment(D, b, y + 5 * step, LE)).intoMemorySegment(a, x + 5 * step, LE);
-            DoubleVector.fromMemorySegment(D, a, x + 6 * step, LE).sub(DoubleVector.fromMemorySegment(D, b, y + 6 * step, LE)).intoMemorySegment(a, x + 6 * step, LE);
-            DoubleVector.fromMemorySegment(D, a, x + 7 * step, LE).sub(DoubleVector.fromMemorySegment(D, b, y + 7 * step, LE)).intoMemorySegment(a, x + 7 * step, LE);
-        }
-        for (long end = ao + n * 8 - step; x <= end; x += step, y += step) {
+        for (; x <= end; x += step, y += step) {
             DoubleVector.fromMemorySegment(D, a, x, LE).sub(DoubleVector.fromMemorySegment(D, b, y, LE)).intoMemorySegment(a, x, LE);
         }
         return x;
@@ -454,19 +469,10 @@ final class VectorKernels implements FastKernels {
     private static long mulD(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
         FaultMark.touch();
         long step = D.vectorByteSize();
+        long end = ao + n * 8 - step;
         long x = ao;
         long y = bo;
-        for (long end = ao + n * 8 - BLOCK * step; x <= end; x += BLOCK * step, y += BLOCK * step) {
-            DoubleVector.fromMemorySegment(D, a, x, LE).mul(DoubleVector.fromMemorySegment(D, b, y, LE)).intoMemorySegment(a, x, LE);
-            DoubleVector.fromMemorySegment(D, a, x + step, LE).mul(DoubleVector.fromMemorySegment(D, b, y + step, LE)).intoMemorySegment(a, x + step, LE);
-            DoubleVector.fromMemorySegment(D, a, x + 2 * step, LE).mul(DoubleVector.fromMemorySegment(D, b, y + 2 * step, LE)).intoMemorySegment(a, x + 2 * step, LE);
-            DoubleVector.fromMemorySegment(D, a, x + 3 * step, LE).mul(DoubleVector.fromMemorySegment(D, b, y + 3 * step, LE)).intoMemorySegment(a, x + 3 * step, LE);
-            DoubleVector.fromMemorySegment(D, a, x + 4 * step, LE).mul(DoubleVector.fromMemorySegment(D, b, y + 4 * step, LE)).intoMemorySegment(a, x + 4 * step, LE);
-            DoubleVector.fromMemorySegment(D, a, x + 5 * step, LE).mul(DoubleVector.fromMemorySegment(D, b, y + 5 * step, LE)).intoMemorySegment(a, x + 5 * step, LE);
-            DoubleVector.fromMemorySegment(D, a, x + 6 * step, LE).mul(DoubleVector.fromMemorySegment(D, b, y + 6 * step, LE)).intoMemorySegment(a, x + 6 * step, LE);
-            DoubleVector.fromMemorySegment(D, a, x + 7 * step, LE).mul(DoubleVector.fromMemorySegment(D, b, y + 7 * step, LE)).intoMemorySegment(a, x + 7 * step, LE);
-        }
-        for (long end = ao + n * 8 - step; x <= end; x += step, y += step) {
+        for (; x <= end; x += step, y += step) {
             DoubleVector.fromMemorySegment(D, a, x, LE).mul(DoubleVector.fromMemorySegment(D, b, y, LE)).intoMemorySegment(a, x, LE);
         }
         return x;
@@ -475,19 +481,10 @@ final class VectorKernels implements FastKernels {
     private static long divD(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
         FaultMark.touch();
         long step = D.vectorByteSize();
+        long end = ao + n * 8 - step;
         long x = ao;
         long y = bo;
-        for (long end = ao + n * 8 - BLOCK * step; x <= end; x += BLOCK * step, y += BLOCK * step) {
-            DoubleVector.fromMemorySegment(D, a, x, LE).div(DoubleVector.fromMemorySegment(D, b, y, LE)).intoMemorySegment(a, x, LE);
-            DoubleVector.fromMemorySegment(D, a, x + step, LE).div(DoubleVector.fromMemorySegment(D, b, y + step, LE)).intoMemorySegment(a, x + step, LE);
-            DoubleVector.fromMemorySegment(D, a, x + 2 * step, LE).div(DoubleVector.fromMemorySegment(D, b, y + 2 * step, LE)).intoMemorySegment(a, x + 2 * step, LE);
-            DoubleVector.fromMemorySegment(D, a, x + 3 * step, LE).div(DoubleVector.fromMemorySegment(D, b, y + 3 * step, LE)).intoMemorySegment(a, x + 3 * step, LE);
-            DoubleVector.fromMemorySegment(D, a, x + 4 * step, LE).div(DoubleVector.fromMemorySegment(D, b, y + 4 * step, LE)).intoMemorySegment(a, x + 4 * step, LE);
-            DoubleVector.fromMemorySegment(D, a, x + 5 * step, LE).div(DoubleVector.fromMemorySegment(D, b, y + 5 * step, LE)).intoMemorySegment(a, x + 5 * step, LE);
-            DoubleVector.fromMemorySegment(D, a, x + 6 * step, LE).div(DoubleVector.fromMemorySegment(D, b, y + 6 * step, LE)).intoMemorySegment(a, x + 6 * step, LE);
-            DoubleVector.fromMemorySegment(D, a, x + 7 * step, LE).div(DoubleVector.fromMemorySegment(D, b, y + 7 * step, LE)).intoMemorySegment(a, x + 7 * step, LE);
-        }
-        for (long end = ao + n * 8 - step; x <= end; x += step, y += step) {
+        for (; x <= end; x += step, y += step) {
             DoubleVector.fromMemorySegment(D, a, x, LE).div(DoubleVector.fromMemorySegment(D, b, y, LE)).intoMemorySegment(a, x, LE);
         }
         return x;
@@ -496,19 +493,10 @@ final class VectorKernels implements FastKernels {
     private static long addF(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
         FaultMark.touch();
         long step = F.vectorByteSize();
+        long end = ao + n * 4 - step;
         long x = ao;
         long y = bo;
-        for (long end = ao + n * 4 - BLOCK * step; x <= end; x += BLOCK * step, y += BLOCK * step) {
-            FloatVector.fromMemorySegment(F, a, x, LE).add(FloatVector.fromMemorySegment(F, b, y, LE)).intoMemorySegment(a, x, LE);
-            FloatVector.fromMemorySegment(F, a, x + step, LE).add(FloatVector.fromMemorySegment(F, b, y + step, LE)).intoMemorySegment(a, x + step, LE);
-            FloatVector.fromMemorySegment(F, a, x + 2 * step, LE).add(FloatVector.fromMemorySegment(F, b, y + 2 * step, LE)).intoMemorySegment(a, x + 2 * step, LE);
-            FloatVector.fromMemorySegment(F, a, x + 3 * step, LE).add(FloatVector.fromMemorySegment(F, b, y + 3 * step, LE)).intoMemorySegment(a, x + 3 * step, LE);
-            FloatVector.fromMemorySegment(F, a, x + 4 * step, LE).add(FloatVector.fromMemorySegment(F, b, y + 4 * step, LE)).intoMemorySegment(a, x + 4 * step, LE);
-            FloatVector.fromMemorySegment(F, a, x + 5 * step, LE).add(FloatVector.fromMemorySegment(F, b, y + 5 * step, LE)).intoMemorySegment(a, x + 5 * step, LE);
-            FloatVector.fromMemorySegment(F, a, x + 6 * step, LE).add(FloatVector.fromMemorySegment(F, b, y + 6 * step, LE)).intoMemorySegment(a, x + 6 * step, LE);
-            FloatVector.fromMemorySegment(F, a, x + 7 * step, LE).add(FloatVector.fromMemorySegment(F, b, y + 7 * step, LE)).intoMemorySegment(a, x + 7 * step, LE);
-        }
-        for (long end = ao + n * 4 - step; x <= end; x += step, y += step) {
+        for (; x <= end; x += step, y += step) {
             FloatVector.fromMemorySegment(F, a, x, LE).add(FloatVector.fromMemorySegment(F, b, y, LE)).intoMemorySegment(a, x, LE);
         }
         return x;
@@ -517,19 +505,10 @@ final class VectorKernels implements FastKernels {
     private static long subF(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
         FaultMark.touch();
         long step = F.vectorByteSize();
+        long end = ao + n * 4 - step;
         long x = ao;
         long y = bo;
-        for (long end = ao + n * 4 - BLOCK * step; x <= end; x += BLOCK * step, y += BLOCK * step) {
-            FloatVector.fromMemorySegment(F, a, x, LE).sub(FloatVector.fromMemorySegment(F, b, y, LE)).intoMemorySegment(a, x, LE);
-            FloatVector.fromMemorySegment(F, a, x + step, LE).sub(FloatVector.fromMemorySegment(F, b, y + step, LE)).intoMemorySegment(a, x + step, LE);
-            FloatVector.fromMemorySegment(F, a, x + 2 * step, LE).sub(FloatVector.fromMemorySegment(F, b, y + 2 * step, LE)).intoMemorySegment(a, x + 2 * step, LE);
-            FloatVector.fromMemorySegment(F, a, x + 3 * step, LE).sub(FloatVector.fromMemorySegment(F, b, y + 3 * step, LE)).intoMemorySegment(a, x + 3 * step, LE);
-            FloatVector.fromMemorySegment(F, a, x + 4 * step, LE).sub(FloatVector.fromMemorySegment(F, b, y + 4 * step, LE)).intoMemorySegment(a, x + 4 * step, LE);
-            FloatVector.fromMemorySegment(F, a, x + 5 * step, LE).sub(FloatVector.fromMemorySegment(F, b, y + 5 * step, LE)).intoMemorySegment(a, x + 5 * step, LE);
-            FloatVector.fromMemorySegment(F, a, x + 6 * step, LE).sub(FloatVector.fromMemorySegment(F, b, y + 6 * step, LE)).intoMemorySegment(a, x + 6 * step, LE);
-            FloatVector.fromMemorySegment(F, a, x + 7 * step, LE).sub(FloatVector.fromMemorySegment(F, b, y + 7 * step, LE)).intoMemorySegment(a, x + 7 * step, LE);
-        }
-        for (long end = ao + n * 4 - step; x <= end; x += step, y += step) {
+        for (; x <= end; x += step, y += step) {
             FloatVector.fromMemorySegment(F, a, x, LE).sub(FloatVector.fromMemorySegment(F, b, y, LE)).intoMemorySegment(a, x, LE);
         }
         return x;
@@ -538,19 +517,10 @@ final class VectorKernels implements FastKernels {
     private static long mulF(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
         FaultMark.touch();
         long step = F.vectorByteSize();
+        long end = ao + n * 4 - step;
         long x = ao;
         long y = bo;
-        for (long end = ao + n * 4 - BLOCK * step; x <= end; x += BLOCK * step, y += BLOCK * step) {
-            FloatVector.fromMemorySegment(F, a, x, LE).mul(FloatVector.fromMemorySegment(F, b, y, LE)).intoMemorySegment(a, x, LE);
-            FloatVector.fromMemorySegment(F, a, x + step, LE).mul(FloatVector.fromMemorySegment(F, b, y + step, LE)).intoMemorySegment(a, x + step, LE);
-            FloatVector.fromMemorySegment(F, a, x + 2 * step, LE).mul(FloatVector.fromMemorySegment(F, b, y + 2 * step, LE)).intoMemorySegment(a, x + 2 * step, LE);
-            FloatVector.fromMemorySegment(F, a, x + 3 * step, LE).mul(FloatVector.fromMemorySegment(F, b, y + 3 * step, LE)).intoMemorySegment(a, x + 3 * step, LE);
-            FloatVector.fromMemorySegment(F, a, x + 4 * step, LE).mul(FloatVector.fromMemorySegment(F, b, y + 4 * step, LE)).intoMemorySegment(a, x + 4 * step, LE);
-            FloatVector.fromMemorySegment(F, a, x + 5 * step, LE).mul(FloatVector.fromMemorySegment(F, b, y + 5 * step, LE)).intoMemorySegment(a, x + 5 * step, LE);
-            FloatVector.fromMemorySegment(F, a, x + 6 * step, LE).mul(FloatVector.fromMemorySegment(F, b, y + 6 * step, LE)).intoMemorySegment(a, x + 6 * step, LE);
-            FloatVector.fromMemorySegment(F, a, x + 7 * step, LE).mul(FloatVector.fromMemorySegment(F, b, y + 7 * step, LE)).intoMemorySegment(a, x + 7 * step, LE);
-        }
-        for (long end = ao + n * 4 - step; x <= end; x += step, y += step) {
+        for (; x <= end; x += step, y += step) {
             FloatVector.fromMemorySegment(F, a, x, LE).mul(FloatVector.fromMemorySegment(F, b, y, LE)).intoMemorySegment(a, x, LE);
         }
         return x;
@@ -559,19 +529,10 @@ final class VectorKernels implements FastKernels {
     private static long divF(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
         FaultMark.touch();
         long step = F.vectorByteSize();
+        long end = ao + n * 4 - step;
         long x = ao;
         long y = bo;
-        for (long end = ao + n * 4 - BLOCK * step; x <= end; x += BLOCK * step, y += BLOCK * step) {
-            FloatVector.fromMemorySegment(F, a, x, LE).div(FloatVector.fromMemorySegment(F, b, y, LE)).intoMemorySegment(a, x, LE);
-            FloatVector.fromMemorySegment(F, a, x + step, LE).div(FloatVector.fromMemorySegment(F, b, y + step, LE)).intoMemorySegment(a, x + step, LE);
-            FloatVector.fromMemorySegment(F, a, x + 2 * step, LE).div(FloatVector.fromMemorySegment(F, b, y + 2 * step, LE)).intoMemorySegment(a, x + 2 * step, LE);
-            FloatVector.fromMemorySegment(F, a, x + 3 * step, LE).div(FloatVector.fromMemorySegment(F, b, y + 3 * step, LE)).intoMemorySegment(a, x + 3 * step, LE);
-            FloatVector.fromMemorySegment(F, a, x + 4 * step, LE).div(FloatVector.fromMemorySegment(F, b, y + 4 * step, LE)).intoMemorySegment(a, x + 4 * step, LE);
-            FloatVector.fromMemorySegment(F, a, x + 5 * step, LE).div(FloatVector.fromMemorySegment(F, b, y + 5 * step, LE)).intoMemorySegment(a, x + 5 * step, LE);
-            FloatVector.fromMemorySegment(F, a, x + 6 * step, LE).div(FloatVector.fromMemorySegment(F, b, y + 6 * step, LE)).intoMemorySegment(a, x + 6 * step, LE);
-            FloatVector.fromMemorySegment(F, a, x + 7 * step, LE).div(FloatVector.fromMemorySegment(F, b, y + 7 * step, LE)).intoMemorySegment(a, x + 7 * step, LE);
-        }
-        for (long end = ao + n * 4 - step; x <= end; x += step, y += step) {
+        for (; x <= end; x += step, y += step) {
             FloatVector.fromMemorySegment(F, a, x, LE).div(FloatVector.fromMemorySegment(F, b, y, LE)).intoMemorySegment(a, x, LE);
         }
         return x;
@@ -580,19 +541,10 @@ final class VectorKernels implements FastKernels {
     private static long addL(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
         FaultMark.touch();
         long step = L.vectorByteSize();
+        long end = ao + n * 8 - step;
         long x = ao;
         long y = bo;
-        for (long end = ao + n * 8 - BLOCK * step; x <= end; x += BLOCK * step, y += BLOCK * step) {
-            LongVector.fromMemorySegment(L, a, x, LE).add(LongVector.fromMemorySegment(L, b, y, LE)).intoMemorySegment(a, x, LE);
-            LongVector.fromMemorySegment(L, a, x + step, LE).add(LongVector.fromMemorySegment(L, b, y + step, LE)).intoMemorySegment(a, x + step, LE);
-            LongVector.fromMemorySegment(L, a, x + 2 * step, LE).add(LongVector.fromMemorySegment(L, b, y + 2 * step, LE)).intoMemorySegment(a, x + 2 * step, LE);
-            LongVector.fromMemorySegment(L, a, x + 3 * step, LE).add(LongVector.fromMemorySegment(L, b, y + 3 * step, LE)).intoMemorySegment(a, x + 3 * step, LE);
-            LongVector.fromMemorySegment(L, a, x + 4 * step, LE).add(LongVector.fromMemorySegment(L, b, y + 4 * step, LE)).intoMemorySegment(a, x + 4 * step, LE);
-            LongVector.fromMemorySegment(L, a, x + 5 * step, LE).add(LongVector.fromMemorySegment(L, b, y + 5 * step, LE)).intoMemorySegment(a, x + 5 * step, LE);
-            LongVector.fromMemorySegment(L, a, x + 6 * step, LE).add(LongVector.fromMemorySegment(L, b, y + 6 * step, LE)).intoMemorySegment(a, x + 6 * step, LE);
-            LongVector.fromMemorySegment(L, a, x + 7 * step, LE).add(LongVector.fromMemorySegment(L, b, y + 7 * step, LE)).intoMemorySegment(a, x + 7 * step, LE);
-        }
-        for (long end = ao + n * 8 - step; x <= end; x += step, y += step) {
+        for (; x <= end; x += step, y += step) {
             LongVector.fromMemorySegment(L, a, x, LE).add(LongVector.fromMemorySegment(L, b, y, LE)).intoMemorySegment(a, x, LE);
         }
         return x;
@@ -601,19 +553,10 @@ final class VectorKernels implements FastKernels {
     private static long subL(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
         FaultMark.touch();
         long step = L.vectorByteSize();
+        long end = ao + n * 8 - step;
         long x = ao;
         long y = bo;
-        for (long end = ao + n * 8 - BLOCK * step; x <= end; x += BLOCK * step, y += BLOCK * step) {
-            LongVector.fromMemorySegment(L, a, x, LE).sub(LongVector.fromMemorySegment(L, b, y, LE)).intoMemorySegment(a, x, LE);
-            LongVector.fromMemorySegment(L, a, x + step, LE).sub(LongVector.fromMemorySegment(L, b, y + step, LE)).intoMemorySegment(a, x + step, LE);
-            LongVector.fromMemorySegment(L, a, x + 2 * step, LE).sub(LongVector.fromMemorySegment(L, b, y + 2 * step, LE)).intoMemorySegment(a, x + 2 * step, LE);
-            LongVector.fromMemorySegment(L, a, x + 3 * step, LE).sub(LongVector.fromMemorySegment(L, b, y + 3 * step, LE)).intoMemorySegment(a, x + 3 * step, LE);
-            LongVector.fromMemorySegment(L, a, x + 4 * step, LE).sub(LongVector.fromMemorySegment(L, b, y + 4 * step, LE)).intoMemorySegment(a, x + 4 * step, LE);
-            LongVector.fromMemorySegment(L, a, x + 5 * step, LE).sub(LongVector.fromMemorySegment(L, b, y + 5 * step, LE)).intoMemorySegment(a, x + 5 * step, LE);
-            LongVector.fromMemorySegment(L, a, x + 6 * step, LE).sub(LongVector.fromMemorySegment(L, b, y + 6 * step, LE)).intoMemorySegment(a, x + 6 * step, LE);
-            LongVector.fromMemorySegment(L, a, x + 7 * step, LE).sub(LongVector.fromMemorySegment(L, b, y + 7 * step, LE)).intoMemorySegment(a, x + 7 * step, LE);
-        }
-        for (long end = ao + n * 8 - step; x <= end; x += step, y += step) {
+        for (; x <= end; x += step, y += step) {
             LongVector.fromMemorySegment(L, a, x, LE).sub(LongVector.fromMemorySegment(L, b, y, LE)).intoMemorySegment(a, x, LE);
         }
         return x;
@@ -622,19 +565,10 @@ final class VectorKernels implements FastKernels {
     private static long mulL(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
         FaultMark.touch();
         long step = L.vectorByteSize();
+        long end = ao + n * 8 - step;
         long x = ao;
         long y = bo;
-        for (long end = ao + n * 8 - BLOCK * step; x <= end; x += BLOCK * step, y += BLOCK * step) {
-            LongVector.fromMemorySegment(L, a, x, LE).mul(LongVector.fromMemorySegment(L, b, y, LE)).intoMemorySegment(a, x, LE);
-            LongVector.fromMemorySegment(L, a, x + step, LE).mul(LongVector.fromMemorySegment(L, b, y + step, LE)).intoMemorySegment(a, x + step, LE);
-            LongVector.fromMemorySegment(L, a, x + 2 * step, LE).mul(LongVector.fromMemorySegment(L, b, y + 2 * step, LE)).intoMemorySegment(a, x + 2 * step, LE);
-            LongVector.fromMemorySegment(L, a, x + 3 * step, LE).mul(LongVector.fromMemorySegment(L, b, y + 3 * step, LE)).intoMemorySegment(a, x + 3 * step, LE);
-            LongVector.fromMemorySegment(L, a, x + 4 * step, LE).mul(LongVector.fromMemorySegment(L, b, y + 4 * step, LE)).intoMemorySegment(a, x + 4 * step, LE);
-            LongVector.fromMemorySegment(L, a, x + 5 * step, LE).mul(LongVector.fromMemorySegment(L, b, y + 5 * step, LE)).intoMemorySegment(a, x + 5 * step, LE);
-            LongVector.fromMemorySegment(L, a, x + 6 * step, LE).mul(LongVector.fromMemorySegment(L, b, y + 6 * step, LE)).intoMemorySegment(a, x + 6 * step, LE);
-            LongVector.fromMemorySegment(L, a, x + 7 * step, LE).mul(LongVector.fromMemorySegment(L, b, y + 7 * step, LE)).intoMemorySegment(a, x + 7 * step, LE);
-        }
-        for (long end = ao + n * 8 - step; x <= end; x += step, y += step) {
+        for (; x <= end; x += step, y += step) {
             LongVector.fromMemorySegment(L, a, x, LE).mul(LongVector.fromMemorySegment(L, b, y, LE)).intoMemorySegment(a, x, LE);
         }
         return x;
@@ -643,19 +577,10 @@ final class VectorKernels implements FastKernels {
     private static long addI(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
         FaultMark.touch();
         long step = I.vectorByteSize();
+        long end = ao + n * 4 - step;
         long x = ao;
         long y = bo;
-        for (long end = ao + n * 4 - BLOCK * step; x <= end; x += BLOCK * step, y += BLOCK * step) {
-            IntVector.fromMemorySegment(I, a, x, LE).add(IntVector.fromMemorySegment(I, b, y, LE)).intoMemorySegment(a, x, LE);
-            IntVector.fromMemorySegment(I, a, x + step, LE).add(IntVector.fromMemorySegment(I, b, y + step, LE)).intoMemorySegment(a, x + step, LE);
-            IntVector.fromMemorySegment(I, a, x + 2 * step, LE).add(IntVector.fromMemorySegment(I, b, y + 2 * step, LE)).intoMemorySegment(a, x + 2 * step, LE);
-            IntVector.fromMemorySegment(I, a, x + 3 * step, LE).add(IntVector.fromMemorySegment(I, b, y + 3 * step, LE)).intoMemorySegment(a, x + 3 * step, LE);
-            IntVector.fromMemorySegment(I, a, x + 4 * step, LE).add(IntVector.fromMemorySegment(I, b, y + 4 * step, LE)).intoMemorySegment(a, x + 4 * step, LE);
-            IntVector.fromMemorySegment(I, a, x + 5 * step, LE).add(IntVector.fromMemorySegment(I, b, y + 5 * step, LE)).intoMemorySegment(a, x + 5 * step, LE);
-            IntVector.fromMemorySegment(I, a, x + 6 * step, LE).add(IntVector.fromMemorySegment(I, b, y + 6 * step, LE)).intoMemorySegment(a, x + 6 * step, LE);
-            IntVector.fromMemorySegment(I, a, x + 7 * step, LE).add(IntVector.fromMemorySegment(I, b, y + 7 * step, LE)).intoMemorySegment(a, x + 7 * step, LE);
-        }
-        for (long end = ao + n * 4 - step; x <= end; x += step, y += step) {
+        for (; x <= end; x += step, y += step) {
             IntVector.fromMemorySegment(I, a, x, LE).add(IntVector.fromMemorySegment(I, b, y, LE)).intoMemorySegment(a, x, LE);
         }
         return x;
@@ -664,19 +589,10 @@ final class VectorKernels implements FastKernels {
     private static long subI(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
         FaultMark.touch();
         long step = I.vectorByteSize();
+        long end = ao + n * 4 - step;
         long x = ao;
         long y = bo;
-        for (long end = ao + n * 4 - BLOCK * step; x <= end; x += BLOCK * step, y += BLOCK * step) {
-            IntVector.fromMemorySegment(I, a, x, LE).sub(IntVector.fromMemorySegment(I, b, y, LE)).intoMemorySegment(a, x, LE);
-            IntVector.fromMemorySegment(I, a, x + step, LE).sub(IntVector.fromMemorySegment(I, b, y + step, LE)).intoMemorySegment(a, x + step, LE);
-            IntVector.fromMemorySegment(I, a, x + 2 * step, LE).sub(IntVector.fromMemorySegment(I, b, y + 2 * step, LE)).intoMemorySegment(a, x + 2 * step, LE);
-            IntVector.fromMemorySegment(I, a, x + 3 * step, LE).sub(IntVector.fromMemorySegment(I, b, y + 3 * step, LE)).intoMemorySegment(a, x + 3 * step, LE);
-            IntVector.fromMemorySegment(I, a, x + 4 * step, LE).sub(IntVector.fromMemorySegment(I, b, y + 4 * step, LE)).intoMemorySegment(a, x + 4 * step, LE);
-            IntVector.fromMemorySegment(I, a, x + 5 * step, LE).sub(IntVector.fromMemorySegment(I, b, y + 5 * step, LE)).intoMemorySegment(a, x + 5 * step, LE);
-            IntVector.fromMemorySegment(I, a, x + 6 * step, LE).sub(IntVector.fromMemorySegment(I, b, y + 6 * step, LE)).intoMemorySegment(a, x + 6 * step, LE);
-            IntVector.fromMemorySegment(I, a, x + 7 * step, LE).sub(IntVector.fromMemorySegment(I, b, y + 7 * step, LE)).intoMemorySegment(a, x + 7 * step, LE);
-        }
-        for (long end = ao + n * 4 - step; x <= end; x += step, y += step) {
+        for (; x <= end; x += step, y += step) {
             IntVector.fromMemorySegment(I, a, x, LE).sub(IntVector.fromMemorySegment(I, b, y, LE)).intoMemorySegment(a, x, LE);
         }
         return x;
@@ -685,19 +601,10 @@ final class VectorKernels implements FastKernels {
     private static long mulI(MemorySegment a, long ao, MemorySegment b, long bo, long n) {
         FaultMark.touch();
         long step = I.vectorByteSize();
+        long end = ao + n * 4 - step;
         long x = ao;
         long y = bo;
-        for (long end = ao + n * 4 - BLOCK * step; x <= end; x += BLOCK * step, y += BLOCK * step) {
-            IntVector.fromMemorySegment(I, a, x, LE).mul(IntVector.fromMemorySegment(I, b, y, LE)).intoMemorySegment(a, x, LE);
-            IntVector.fromMemorySegment(I, a, x + step, LE).mul(IntVector.fromMemorySegment(I, b, y + step, LE)).intoMemorySegment(a, x + step, LE);
-            IntVector.fromMemorySegment(I, a, x + 2 * step, LE).mul(IntVector.fromMemorySegment(I, b, y + 2 * step, LE)).intoMemorySegment(a, x + 2 * step, LE);
-            IntVector.fromMemorySegment(I, a, x + 3 * step, LE).mul(IntVector.fromMemorySegment(I, b, y + 3 * step, LE)).intoMemorySegment(a, x + 3 * step, LE);
-            IntVector.fromMemorySegment(I, a, x + 4 * step, LE).mul(IntVector.fromMemorySegment(I, b, y + 4 * step, LE)).intoMemorySegment(a, x + 4 * step, LE);
-            IntVector.fromMemorySegment(I, a, x + 5 * step, LE).mul(IntVector.fromMemorySegment(I, b, y + 5 * step, LE)).intoMemorySegment(a, x + 5 * step, LE);
-            IntVector.fromMemorySegment(I, a, x + 6 * step, LE).mul(IntVector.fromMemorySegment(I, b, y + 6 * step, LE)).intoMemorySegment(a, x + 6 * step, LE);
-            IntVector.fromMemorySegment(I, a, x + 7 * step, LE).mul(IntVector.fromMemorySegment(I, b, y + 7 * step, LE)).intoMemorySegment(a, x + 7 * step, LE);
-        }
-        for (long end = ao + n * 4 - step; x <= end; x += step, y += step) {
+        for (; x <= end; x += step, y += step) {
             IntVector.fromMemorySegment(I, a, x, LE).mul(IntVector.fromMemorySegment(I, b, y, LE)).intoMemorySegment(a, x, LE);
         }
         return x;
