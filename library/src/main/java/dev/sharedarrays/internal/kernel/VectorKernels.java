@@ -29,11 +29,11 @@ final class VectorKernels implements FastKernels {
     /**
      * Vectors written out in each pass of the in-place loops with a scalar operand, over rows of
      * {@link #BLOCKS_FROM} bytes or more. With one vector a pass, about one compilation of such a
-     * loop in seven ran 35-50% slower for the JVM's life on long rows (f64 {@code a *= 2.5} on 512
-     * MiB: 24-28 ms against 17-18; the same instructions, its hot samples on one store of the 64 C2
-     * unrolls); with eight, none in 26 JVMs. Rows of 2000 doubles showed no such JVM and ran 5-10%
-     * slower written out; the loops with an array operand showed none either, and written out they
-     * made matrix += row 13% slower.
+     * loop in five ran 35-50% slower for the JVM's life on long rows (f64 {@code a *= 2.5} on 512
+     * MiB: 24-28 ms against 17-18, in 11 of 50 JVMs; the same instructions, its hot samples on one
+     * store of the 64 C2 unrolls); with eight, none in 48. Rows of 2000 doubles showed no such JVM
+     * and ran 5-10% slower written out; the loops with an array operand showed none either, and
+     * written out they made matrix += row 13% slower.
      */
     private static final int BLOCK = 8;
     /** Row bytes from which the in-place loops with a scalar operand write out {@link #BLOCK} vectors a pass. */
