@@ -139,13 +139,5 @@ object ArithmeticLaneCheck {
         }
     }
 
-    fun run(args: Array<String>): Boolean {
-        if (args[0] != "arith-lanes") {
-            return false
-        }
-        println("LANES ${lanes()}")
-        val m = mismatches()
-        println("MISMATCHES ${m.size} ${m.firstOrNull() ?: "-"}")
-        return true
-    }
+    fun run(args: Array<String>): Boolean = laneCommand(args, "arith-lanes", ::lanes, ::mismatches)
 }

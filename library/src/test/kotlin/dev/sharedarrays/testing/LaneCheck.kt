@@ -85,13 +85,5 @@ object LaneCheck {
     private fun <T : DType<T>> compareAny(c: String, a: SharedNDArray<*>, b: SharedNDArray<*>): SharedNDArray<Bool> =
         compare(c, a as SharedNDArray<T>, b as SharedNDArray<T>)
 
-    fun run(args: Array<String>): Boolean {
-        if (args[0] != "compare-lanes") {
-            return false
-        }
-        println("LANES ${lanes()}")
-        val m = mismatches()
-        println("MISMATCHES ${m.size} ${m.firstOrNull() ?: "-"}")
-        return true
-    }
+    fun run(args: Array<String>): Boolean = laneCommand(args, "compare-lanes", ::lanes, ::mismatches)
 }
