@@ -16,9 +16,9 @@ import kotlin.random.Random
  * In-place arithmetic (add, sub, mul, and divide for floats; scalar or array operand) of every
  * numeric element type, by the SIMD loops and by the scalar ones, on rows of every length around
  * the SIMD loops' passes (for long rows with a scalar operand 8 written-out vectors, then single
- * vectors, then the scalar rest) and starting 0-2 elements into their array: the whole array, the elements before and
- * after the row included, must agree byte for byte. Command for child JVMs (run with other
- * vector widths):
+ * vectors, then the scalar rest) and starting 0-2 elements into their array: the whole array,
+ * the elements before and after the row included, must agree byte for byte. Command for child
+ * JVMs (run with other vector widths):
  *  - `arith-lanes`: print `LANES <doubles in a vector, 0 without the Vector API>` and
  *    `MISMATCHES <count> <first>`
  */
@@ -32,7 +32,7 @@ object ArithmeticLaneCheck {
         return if (on) jdk.incubator.vector.DoubleVector.SPECIES_PREFERRED.length() else 0
     }
 
-    /** Row lengths: each side of one and two vectors and passes of 8 (at 64 bytes a vector, the widest), and odd ones. */
+    /** Short row lengths: each side of one, two and several vectors (of 16 to 64 bytes) and of 8 of them, and odd ones. */
     private val SHORT = listOf(1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 64 * 5 + 7)
 
     /** Row bytes from which the loops with a scalar operand write out 8 vectors a pass (VectorKernels.BLOCKS_FROM). */
