@@ -99,7 +99,7 @@ def vector_scalar_loop(lanes, op, size):
         private static long $m$sp(MemorySegment s, long off, long n, $jt v) {
             long step = $sp.vectorByteSize();
             long o = off;
-            if (n * $size >= BLOCKS_FROM) {
+            if (n * $size >= Kernels.BLOCKS_FROM) {
                 for (long end = off + n * $size - BLOCK * step; o <= end; o += BLOCK * step) {
                     $block
                 }
@@ -372,16 +372,14 @@ private static final VectorSpecies<Integer> I = IntVector.SPECIES_PREFERRED;
 private static final VectorSpecies<Integer> I_HALF = VectorSpecies.of(int.class, VectorShape.forBitSize(L.vectorBitSize() / 2));
 /**
  * Vectors written out in each pass of the in-place loops with a scalar operand, over rows of
- * {@link #BLOCKS_FROM} bytes or more. With one vector a pass, about one compilation of such a
- * loop in five ran 35-50% slower for the JVM's life on long rows (f64 {@code a *= 2.5} on 512
- * MiB: 24-28 ms against 17-18, in 11 of 50 JVMs; the same instructions, its hot samples on one
- * store of the 64 C2 unrolls); with eight, none in 48. Rows of 2000 doubles showed no such JVM
- * and ran 5-10% slower written out; the loops with an array operand showed none either, and
+ * {@link Kernels#BLOCKS_FROM} bytes or more. With one vector a pass, about one compilation of
+ * such a loop in five ran 35-50% slower for the JVM's life on long rows (f64 {@code a *= 2.5} on
+ * 512 MiB: 24-28 ms against 17-18, in 11 of 50 JVMs; the same instructions, its hot samples on
+ * one store of the 64 C2 unrolls); with eight, none in 48. Rows of 2000 doubles showed no such
+ * JVM and ran 5-10% slower written out; the loops with an array operand showed none either, and
  * written out they made matrix += row 13% slower.
  */
-private static final int BLOCK = """ + str(BLOCK) + """;
-/** Row bytes from which the in-place loops with a scalar operand write out {@link #BLOCK} vectors a pass. */
-private static final long BLOCKS_FROM = 1L << 20;"""
+private static final int BLOCK = """ + str(BLOCK) + ";"
 
 
 def vector_kernels(types, ops):

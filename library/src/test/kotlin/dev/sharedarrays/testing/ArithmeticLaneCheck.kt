@@ -35,15 +35,12 @@ object ArithmeticLaneCheck {
     /** Short row lengths: each side of one, two and several vectors (of 16 to 64 bytes) and of 8 of them, and odd ones. */
     private val SHORT = listOf(1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 64 * 5 + 7)
 
-    /** Row bytes from which the loops with a scalar operand write out 8 vectors a pass (VectorKernels.BLOCKS_FROM). */
-    private const val BLOCKS_FROM = 1 shl 20
-
     /**
      * The short lengths, and for the types of 4 and 8 bytes (the only ones with SIMD arithmetic)
      * each side of the row length at which the written-out loops start.
      */
     private fun lengths(size: Int): List<Int> {
-        val from = BLOCKS_FROM / size
+        val from = (Kernels.BLOCKS_FROM / size).toInt()
         return if (size < 4) SHORT else SHORT + listOf(from - 1, from, from + 63)
     }
 

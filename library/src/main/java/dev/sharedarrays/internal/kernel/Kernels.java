@@ -11,6 +11,11 @@ public final class Kernels {
     private static final FastKernels VECTOR =
             SimdLoader.load(FastKernels.class, "dev.sharedarrays.internal.kernel.VectorKernels");
     private static volatile boolean useVector = VECTOR != null;
+    /**
+     * Row bytes from which the SIMD loops with a scalar operand write out several vectors a pass
+     * (VectorKernels' BLOCK says why); public for the tests of the rows either side.
+     */
+    public static final long BLOCKS_FROM = 1L << 20;
 
     private Kernels() {
     }

@@ -28,16 +28,14 @@ final class VectorKernels implements FastKernels {
     private static final VectorSpecies<Integer> I_HALF = VectorSpecies.of(int.class, VectorShape.forBitSize(L.vectorBitSize() / 2));
     /**
      * Vectors written out in each pass of the in-place loops with a scalar operand, over rows of
-     * {@link #BLOCKS_FROM} bytes or more. With one vector a pass, about one compilation of such a
-     * loop in five ran 35-50% slower for the JVM's life on long rows (f64 {@code a *= 2.5} on 512
-     * MiB: 24-28 ms against 17-18, in 11 of 50 JVMs; the same instructions, its hot samples on one
-     * store of the 64 C2 unrolls); with eight, none in 48. Rows of 2000 doubles showed no such JVM
-     * and ran 5-10% slower written out; the loops with an array operand showed none either, and
+     * {@link Kernels#BLOCKS_FROM} bytes or more. With one vector a pass, about one compilation of
+     * such a loop in five ran 35-50% slower for the JVM's life on long rows (f64 {@code a *= 2.5} on
+     * 512 MiB: 24-28 ms against 17-18, in 11 of 50 JVMs; the same instructions, its hot samples on
+     * one store of the 64 C2 unrolls); with eight, none in 48. Rows of 2000 doubles showed no such
+     * JVM and ran 5-10% slower written out; the loops with an array operand showed none either, and
      * written out they made matrix += row 13% slower.
      */
     private static final int BLOCK = 8;
-    /** Row bytes from which the in-place loops with a scalar operand write out {@link #BLOCK} vectors a pass. */
-    private static final long BLOCKS_FROM = 1L << 20;
 
     @Override
     public boolean handles(ElementType t, Op op) {
@@ -100,7 +98,7 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = D.vectorByteSize();
         long o = off;
-        if (n * 8 >= BLOCKS_FROM) {
+        if (n * 8 >= Kernels.BLOCKS_FROM) {
             for (long end = off + n * 8 - BLOCK * step; o <= end; o += BLOCK * step) {
                 DoubleVector.fromMemorySegment(D, s, o, LE).add(v).intoMemorySegment(s, o, LE);
                 DoubleVector.fromMemorySegment(D, s, o + step, LE).add(v).intoMemorySegment(s, o + step, LE);
@@ -122,7 +120,7 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = D.vectorByteSize();
         long o = off;
-        if (n * 8 >= BLOCKS_FROM) {
+        if (n * 8 >= Kernels.BLOCKS_FROM) {
             for (long end = off + n * 8 - BLOCK * step; o <= end; o += BLOCK * step) {
                 DoubleVector.fromMemorySegment(D, s, o, LE).sub(v).intoMemorySegment(s, o, LE);
                 DoubleVector.fromMemorySegment(D, s, o + step, LE).sub(v).intoMemorySegment(s, o + step, LE);
@@ -144,7 +142,7 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = D.vectorByteSize();
         long o = off;
-        if (n * 8 >= BLOCKS_FROM) {
+        if (n * 8 >= Kernels.BLOCKS_FROM) {
             for (long end = off + n * 8 - BLOCK * step; o <= end; o += BLOCK * step) {
                 DoubleVector.fromMemorySegment(D, s, o, LE).mul(v).intoMemorySegment(s, o, LE);
                 DoubleVector.fromMemorySegment(D, s, o + step, LE).mul(v).intoMemorySegment(s, o + step, LE);
@@ -166,7 +164,7 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = D.vectorByteSize();
         long o = off;
-        if (n * 8 >= BLOCKS_FROM) {
+        if (n * 8 >= Kernels.BLOCKS_FROM) {
             for (long end = off + n * 8 - BLOCK * step; o <= end; o += BLOCK * step) {
                 DoubleVector.fromMemorySegment(D, s, o, LE).div(v).intoMemorySegment(s, o, LE);
                 DoubleVector.fromMemorySegment(D, s, o + step, LE).div(v).intoMemorySegment(s, o + step, LE);
@@ -188,7 +186,7 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = F.vectorByteSize();
         long o = off;
-        if (n * 4 >= BLOCKS_FROM) {
+        if (n * 4 >= Kernels.BLOCKS_FROM) {
             for (long end = off + n * 4 - BLOCK * step; o <= end; o += BLOCK * step) {
                 FloatVector.fromMemorySegment(F, s, o, LE).add(v).intoMemorySegment(s, o, LE);
                 FloatVector.fromMemorySegment(F, s, o + step, LE).add(v).intoMemorySegment(s, o + step, LE);
@@ -210,7 +208,7 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = F.vectorByteSize();
         long o = off;
-        if (n * 4 >= BLOCKS_FROM) {
+        if (n * 4 >= Kernels.BLOCKS_FROM) {
             for (long end = off + n * 4 - BLOCK * step; o <= end; o += BLOCK * step) {
                 FloatVector.fromMemorySegment(F, s, o, LE).sub(v).intoMemorySegment(s, o, LE);
                 FloatVector.fromMemorySegment(F, s, o + step, LE).sub(v).intoMemorySegment(s, o + step, LE);
@@ -232,7 +230,7 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = F.vectorByteSize();
         long o = off;
-        if (n * 4 >= BLOCKS_FROM) {
+        if (n * 4 >= Kernels.BLOCKS_FROM) {
             for (long end = off + n * 4 - BLOCK * step; o <= end; o += BLOCK * step) {
                 FloatVector.fromMemorySegment(F, s, o, LE).mul(v).intoMemorySegment(s, o, LE);
                 FloatVector.fromMemorySegment(F, s, o + step, LE).mul(v).intoMemorySegment(s, o + step, LE);
@@ -254,7 +252,7 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = F.vectorByteSize();
         long o = off;
-        if (n * 4 >= BLOCKS_FROM) {
+        if (n * 4 >= Kernels.BLOCKS_FROM) {
             for (long end = off + n * 4 - BLOCK * step; o <= end; o += BLOCK * step) {
                 FloatVector.fromMemorySegment(F, s, o, LE).div(v).intoMemorySegment(s, o, LE);
                 FloatVector.fromMemorySegment(F, s, o + step, LE).div(v).intoMemorySegment(s, o + step, LE);
@@ -276,7 +274,7 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = L.vectorByteSize();
         long o = off;
-        if (n * 8 >= BLOCKS_FROM) {
+        if (n * 8 >= Kernels.BLOCKS_FROM) {
             for (long end = off + n * 8 - BLOCK * step; o <= end; o += BLOCK * step) {
                 LongVector.fromMemorySegment(L, s, o, LE).add(v).intoMemorySegment(s, o, LE);
                 LongVector.fromMemorySegment(L, s, o + step, LE).add(v).intoMemorySegment(s, o + step, LE);
@@ -298,7 +296,7 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = L.vectorByteSize();
         long o = off;
-        if (n * 8 >= BLOCKS_FROM) {
+        if (n * 8 >= Kernels.BLOCKS_FROM) {
             for (long end = off + n * 8 - BLOCK * step; o <= end; o += BLOCK * step) {
                 LongVector.fromMemorySegment(L, s, o, LE).sub(v).intoMemorySegment(s, o, LE);
                 LongVector.fromMemorySegment(L, s, o + step, LE).sub(v).intoMemorySegment(s, o + step, LE);
@@ -320,7 +318,7 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = L.vectorByteSize();
         long o = off;
-        if (n * 8 >= BLOCKS_FROM) {
+        if (n * 8 >= Kernels.BLOCKS_FROM) {
             for (long end = off + n * 8 - BLOCK * step; o <= end; o += BLOCK * step) {
                 LongVector.fromMemorySegment(L, s, o, LE).mul(v).intoMemorySegment(s, o, LE);
                 LongVector.fromMemorySegment(L, s, o + step, LE).mul(v).intoMemorySegment(s, o + step, LE);
@@ -342,7 +340,7 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = I.vectorByteSize();
         long o = off;
-        if (n * 4 >= BLOCKS_FROM) {
+        if (n * 4 >= Kernels.BLOCKS_FROM) {
             for (long end = off + n * 4 - BLOCK * step; o <= end; o += BLOCK * step) {
                 IntVector.fromMemorySegment(I, s, o, LE).add(v).intoMemorySegment(s, o, LE);
                 IntVector.fromMemorySegment(I, s, o + step, LE).add(v).intoMemorySegment(s, o + step, LE);
@@ -364,7 +362,7 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = I.vectorByteSize();
         long o = off;
-        if (n * 4 >= BLOCKS_FROM) {
+        if (n * 4 >= Kernels.BLOCKS_FROM) {
             for (long end = off + n * 4 - BLOCK * step; o <= end; o += BLOCK * step) {
                 IntVector.fromMemorySegment(I, s, o, LE).sub(v).intoMemorySegment(s, o, LE);
                 IntVector.fromMemorySegment(I, s, o + step, LE).sub(v).intoMemorySegment(s, o + step, LE);
@@ -386,7 +384,7 @@ final class VectorKernels implements FastKernels {
         FaultMark.touch();
         long step = I.vectorByteSize();
         long o = off;
-        if (n * 4 >= BLOCKS_FROM) {
+        if (n * 4 >= Kernels.BLOCKS_FROM) {
             for (long end = off + n * 4 - BLOCK * step; o <= end; o += BLOCK * step) {
                 IntVector.fromMemorySegment(I, s, o, LE).mul(v).intoMemorySegment(s, o, LE);
                 IntVector.fromMemorySegment(I, s, o + step, LE).mul(v).intoMemorySegment(s, o + step, LE);
