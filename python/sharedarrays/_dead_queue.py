@@ -51,6 +51,32 @@ def capacity(w: Words, elements: int) -> int:
     return c if 1 <= c <= Q.MAX_CAPACITY and elements == (Q.CELLS_OFFSET + Q.CELL_SIZE * c) // 8 else -1
 
 
+def damaged(head: int, tail: int, cap: int) -> bool:
+    """QueueProtocol.damaged: words (read unsigned) no queue of capacity cap can have; a queue has
+    0 <= head <= tail <= head + cap, head below 2**63 (Java reads the words signed). Every loop from head
+    to tail is bounded by cap only because of this check."""
+    return head >> 63 != 0 or tail < head or tail - head > cap
+
+
+def damaged_message(where: str, head: int, tail: int, cap: int) -> str:
+    return (f"queue {where} is damaged: head {_signed(head)} and tail {_signed(tail)} for a capacity of {cap} (a queue has"
+            " 0 <= head <= tail <= head + capacity); remove it with sharedarrays rm --force and create it again")
+
+
+def _signed(v: int) -> int:
+    return v - (1 << 64) if v >> 63 else v
+
+
+def publish_dead_senders_cell(w: Words, cap: int) -> None:
+    """QueueProtocol.publishDeadSendersCell, under the mutex: a complete cell past the tail means its sender
+    died after writing it; publish it."""
+    tail = w.load64(Q.TAIL_OFFSET)
+    head = w.load64(Q.HEAD_OFFSET)
+    if not damaged(head, tail, cap) and tail - head < cap and w.load64(_cell(tail, cap) + Q.CELL_POSITION) == tail:
+        w.store64(Q.TAIL_OFFSET, tail + 1)
+        w.bump(Q.PUT_SEQ_OFFSET, Q.PUT_WAITERS_OFFSET)
+
+
 def _cell(position: int, cap: int) -> int:
     return Q.CELLS_OFFSET + Q.CELL_SIZE * (position % cap)
 
@@ -82,28 +108,34 @@ def _unlock(w: Words) -> None:
 
 
 def pending_of_unused_queue(w: Words, cap: int) -> list[Pending]:
-    """QueueProtocol.pendingOfUnusedQueue: the complete messages from head to tail, read under the mutex."""
+    """QueueProtocol.pendingOfUnusedQueue: pending(), read under the mutex."""
     holder = w.load64(Q.MUTEX_OFFSET)
     if holder != 0 and _proc.ident_alive(holder):
         return []
     if not (w.cas64(Q.MUTEX_OFFSET, 0, _proc.self_ident()) or _lock(w, time.monotonic_ns() + _UNUSED_QUEUE_TIMEOUT_NS)):
         return []  # another process took the queue meanwhile: it is in use after all
-    out = []
     try:
-        # publishDeadSendersCell
-        tail = w.load64(Q.TAIL_OFFSET)
-        if w.load64(_cell(tail, cap) + Q.CELL_POSITION) == tail and tail - w.load64(Q.HEAD_OFFSET) < cap:
-            w.store64(Q.TAIL_OFFSET, tail + 1)
-            w.bump(Q.PUT_SEQ_OFFSET, Q.PUT_WAITERS_OFFSET)
-        tail = w.load64(Q.TAIL_OFFSET)
-        p = w.load64(Q.HEAD_OFFSET)
-        while p < tail:
-            m = _read(w, _cell(p, cap), p)
-            if m is not None:
-                out.append(m)
-            p += 1
+        return pending(w, cap)
     finally:
         _unlock(w)
+
+
+def pending(w: Words, cap: int) -> list[Pending]:
+    """QueueProtocol.pending, the mutex held: the complete messages from head to tail; if head and tail are
+    damaged they name no range, and then every complete cell (at most cap). Freeing a slot compares its owner
+    word with "in flight at this position", so only slots still in flight here go back either way."""
+    publish_dead_senders_cell(w, cap)
+    head, tail = w.load64(Q.HEAD_OFFSET), w.load64(Q.TAIL_OFFSET)
+    if damaged(head, tail, cap):
+        positions = (w.load64(_cell(i, cap) + Q.CELL_POSITION) for i in range(cap))
+        positions = [p for i, p in enumerate(positions) if p >> 63 == 0 and p % cap == i]
+    else:
+        positions = range(head, tail)
+    out = []
+    for p in positions:
+        m = _read(w, _cell(p, cap), p)
+        if m is not None:
+            out.append(m)
     return out
 
 

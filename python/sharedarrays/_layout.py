@@ -10,6 +10,7 @@ Negative Java longs (LEFT) keep their signed value here; store them masked to 64
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 
@@ -203,6 +204,30 @@ def npy_header(descr: str, shape: tuple[int, ...]) -> bytes:
     """The 4096 bytes a segment starts with: prefix, spaces, '\\n' at byte 4095."""
     prefix = npy_prefix(descr, shape)
     return prefix + b" " * (SegmentDescriptor.DATA_OFFSET - 1 - len(prefix)) + b"\n"
+
+
+_HEADER_DICT = re.compile(rb"\{'descr': '([<|][a-z][0-9])', 'fortran_order': False, 'shape': \(([0-9, ]{1,200})\), \}")
+
+
+def is_header_page(page: bytes) -> bool:
+    """SegmentDescriptor.isHeaderPage: page (a file's first DATA_OFFSET bytes) is exactly a header page a
+    create writes: one element type's descr, a shape of 1 to 8 dimensions, written as npy_header writes it."""
+    if len(page) != SegmentDescriptor.DATA_OFFSET:
+        return False
+    m = _HEADER_DICT.match(page, SegmentDescriptor.MARK_LENGTH)
+    if m is None or m.group(1).decode() not in BY_DESCR:
+        return False
+    dims = m.group(2).split(b",")
+    if dims[-1] == b"":
+        dims = dims[:-1]  # "(5,)" is 1-d
+    if not 1 <= len(dims) <= SegmentDescriptor.MAX_DIMS:
+        return False
+    try:
+        shape = tuple(int(d.strip()) for d in dims)
+    except ValueError:
+        return False
+    # written again and compared: "05", a missing space or other padding is not ours
+    return min(shape) >= 1 and page == npy_header(m.group(1).decode(), shape)
 
 
 def _crc32c_table() -> list[int]:

@@ -22,6 +22,8 @@ import numpy as np
 
 from . import _array, _mutex, _proc
 from ._array import SharedArray, attach as _attach, create as _create
+from ._dead_queue import damaged, damaged_message, publish_dead_senders_cell
+from ._dead_queue import pending as _pending
 from ._errors import InvalidSegmentError, QueueAbandonedError, WaitTimeoutError
 from ._futex import Wait, Words
 from ._layout import BY_CODE, MASK64, QueueDescriptor as Q
@@ -209,7 +211,8 @@ class Queue(OnSegment):
     def size(self) -> int:
         """Messages sent and not yet received (a snapshot)."""
         with data_words(self._arr) as w:
-            return max(0, _signed(w.load64(Q.TAIL_OFFSET)) - _signed(w.load64(Q.HEAD_OFFSET)))
+            head, tail = w.load64(Q.HEAD_OFFSET), w.load64(Q.TAIL_OFFSET)
+            return 0 if damaged(head, tail, self.capacity) else tail - head
 
     def __len__(self) -> int:
         return self.size
@@ -297,7 +300,10 @@ class Queue(OnSegment):
                         raise RuntimeError(f"queue {self.handle} has ended (pid {_proc.ident_pid(ended)} called end());"
                                            " nothing more can be sent")
                     tail = w.load64(Q.TAIL_OFFSET)
-                    if tail - w.load64(Q.HEAD_OFFSET) < self.capacity:
+                    head = w.load64(Q.HEAD_OFFSET)
+                    if damaged(head, tail, self.capacity):
+                        raise InvalidSegmentError(damaged_message(self.handle, head, tail, self.capacity))
+                    if tail - head < self.capacity:
                         if self._closing:
                             raise ValueError(f"queue {self.handle} is closing")
                         c = self._cell(tail)
@@ -378,9 +384,8 @@ class Queue(OnSegment):
                 while True:
                     head = w.load64(Q.HEAD_OFFSET)
                     tail = w.load64(Q.TAIL_OFFSET)
-                    if tail - head > self.capacity or tail < head:
-                        raise InvalidSegmentError(f"queue {self.handle} is damaged: head {head} and tail {tail} for a capacity"
-                                                  f" of {self.capacity}")
+                    if damaged(head, tail, self.capacity):
+                        raise InvalidSegmentError(damaged_message(self.handle, head, tail, self.capacity))
                     if head == tail:
                         break
                     if self._closing:
@@ -392,6 +397,10 @@ class Queue(OnSegment):
                     if keep:
                         return m
                     w.fetch_add64(Q.DROPPED_OFFSET, 1)
+                    # a run of dropped messages is bounded by capacity, and the deadline still holds
+                    wait = wait or Wait(timeout_ns)
+                    if wait.expired():
+                        return _TIMED_OUT
                 if w.load64(Q.ENDED_OFFSET) != 0:
                     return None
                 if abandoned is not None:
@@ -456,10 +465,7 @@ class Queue(OnSegment):
                                f"{_proc.describe(holder)}. Nothing was done; the call may be repeated")
 
     def _publish_dead_senders_cell(self, w: Words) -> None:
-        tail = w.load64(Q.TAIL_OFFSET)
-        if w.load64(self._cell(tail) + Q.CELL_POSITION) == tail and tail - w.load64(Q.HEAD_OFFSET) < self.capacity:
-            w.store64(Q.TAIL_OFFSET, tail + 1)
-            w.bump(Q.PUT_SEQ_OFFSET, Q.PUT_WAITERS_OFFSET)
+        publish_dead_senders_cell(w, self.capacity)
 
     def _wait_for_change(self, w: Words, wait: Wait, seq: int, waiters: int, seen: int, peers: int, who: str,
                          state: str) -> bool:
@@ -540,17 +546,13 @@ class Queue(OnSegment):
         if not _mutex.try_lock(w, Q.MUTEX_OFFSET):
             if _mutex.lock(w, Q.MUTEX_OFFSET, Wait(_PENDING_TIMEOUT_NS)) != 0:
                 return
-        pending = []
         try:
-            self._publish_dead_senders_cell(w)
-            tail = w.load64(Q.TAIL_OFFSET)
-            for p in range(w.load64(Q.HEAD_OFFSET), tail):
-                m = self._read(w, self._cell(p), p)
-                if m is not None and m.kind == POOL_SLOT:
-                    pending.append(m)
+            pending = [self._read(w, self._cell(m.position), m.position) for m in _pending(w, self.capacity)]
         finally:
             _mutex.unlock(w, Q.MUTEX_OFFSET)
         for m in pending:
+            if m is None or m.kind != POOL_SLOT:
+                continue
             try:
                 self._pool_of(m)._move(m.index, in_queue(self.tag, m.position), 0)
             except Exception:
@@ -593,10 +595,6 @@ def _end(w: Words) -> None:
     w.cas64(Q.ENDED_OFFSET, 0, _proc.self_ident())
     w.bump(Q.PUT_SEQ_OFFSET, Q.PUT_WAITERS_OFFSET)
     w.bump(Q.TAKE_SEQ_OFFSET, Q.TAKE_WAITERS_OFFSET)
-
-
-def _signed(v: int) -> int:
-    return v - (1 << 64) if v >> 63 else v
 
 
 @atexit.register

@@ -8,6 +8,7 @@ import struct
 from typing import NamedTuple
 
 from . import _proc, _segment
+from ._dead_queue import damaged
 from ._handle import Handle, validate_name
 from ._layout import BarrierDescriptor, QueueDescriptor
 from ._layout import SegmentDescriptor as D
@@ -128,7 +129,7 @@ def occupancy(etype: str, shape: tuple, head: bytes, control: bytes) -> tuple[st
         cap = queue_capacity(head, shape[0])
         if cap > 0:
             h, t = struct.unpack_from("<QQ", head, QueueDescriptor.HEAD_OFFSET)
-            return "queue", max(0, t - h), cap
+            return "queue", 0 if damaged(h, t, cap) else t - h, cap
         B = BarrierDescriptor
         magic, parties = struct.unpack_from("<Qq", head, B.MAGIC_OFFSET)
         if magic == B.MAGIC and 1 <= parties <= B.MAX_PARTIES and shape[0] == 8 + 2 * parties:

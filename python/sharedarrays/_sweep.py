@@ -19,14 +19,13 @@ import threading
 import time
 
 from . import _dead_queue, _proc, _scan, _segment
-from ._layout import NPY_MAGIC
+from ._layout import is_header_page
 from ._layout import SegmentDescriptor as D
 
 AUTO_SWEEP_ENV = "SHARED_ARRAYS_AUTO_SWEEP"
 PERIOD_NANOS = 5_000_000_000
 POOL_PERIOD_NANOS = 1_000_000_000
 _TEMP = re.compile(r"\.sa-tmp-(\+?[0-9]+)-(\+?[0-9]+)-([0-9a-fA-F]{8})")
-_MARK = NPY_MAGIC + (D.DATA_OFFSET - 10).to_bytes(2, "little")
 _last = [None]
 _last_for_pool = [None]  # its own clock: a create a moment ago must not hold back the sweep a stuck pool needs
 _last_guard = threading.Lock()
@@ -129,7 +128,7 @@ def _sweep_temp(p: str, dry_run: bool) -> bool:
         s = os.fstat(fd)
         if s.st_nlink != 1:
             return False
-        if not (s.st_size == 0 or s.st_size % D.PAGE == 0 and os.pread(fd, len(_MARK), 0) == _MARK):
+        if not (s.st_size == 0 or s.st_size % D.PAGE == 0 and is_header_page(os.pread(fd, D.DATA_OFFSET, 0))):
             return False
         if not _try_exclusive(fd) or not _segment._named_by(s, p):
             return False

@@ -4,6 +4,7 @@ Every other process is a real one (peers/peer.py), killed with SIGKILL where a c
 """
 
 import gc
+import io
 import os
 import socket
 import subprocess
@@ -15,7 +16,7 @@ import pytest
 
 import sharedarrays as sa
 from sharedarrays import _proc, _sweep
-from sharedarrays._layout import NPY_MAGIC
+from sharedarrays._layout import NPY_MAGIC, npy_header
 from sharedarrays._layout import SegmentDescriptor as D
 
 from conftest import Peer
@@ -102,14 +103,25 @@ def dead_process() -> tuple[int, int]:
     return p.pid, start
 
 
+def _numpy_bytes(a: np.ndarray) -> bytes:
+    b = io.BytesIO()
+    np.save(b, a)
+    v = b.getvalue()
+    assert v[:10] == NPY_MAGIC + (D.PAGE - 10).to_bytes(2, "little") and len(v) % D.PAGE == 0  # the segment mark, whole pages
+    return v
+
+
 def test_sweep_removes_only_provable_leftovers_of_dead_creates(shm_dir):
     pid, start = dead_process()
     me = f"{os.getpid()}-{_proc.self_start()}"
     mark = NPY_MAGIC + (D.PAGE - 10).to_bytes(2, "little")
     files = {
         f".sa-tmp-{pid}-{start}-0000000a": b"",  # killed before its first write: removed
-        f".sa-tmp-{pid}-{start}-0000000b": mark + b" " * (D.PAGE - len(mark)),  # the header page written: removed
+        f".sa-tmp-{pid}-{start}-0000000b": npy_header("<f8", (2, 3)) + b"\0" * D.PAGE,  # header page written: removed
         f".sa-tmp-{pid}-{start}-0000000c": b"some text",  # not what a create writes: stays
+        f".sa-tmp-{pid}-{start}-00000010": mark + b" " * (D.PAGE - len(mark) - 1) + b"\n",  # the mark, no dict: stays
+        # numpy's own file whose header it padded to exactly 4096 bytes (a structured dtype): stays
+        f".sa-tmp-{pid}-{start}-00000011": _numpy_bytes(np.zeros(512, np.dtype([(f"f{i}", "<f8") for i in range(239)]))),
         f".sa-tmp-{pid}-{start}-0000000d": b"x" * D.PAGE,  # whole pages without the mark: stays
         f".sa-tmp-{me}-0000000e": b"",  # its creator (this process) lives: stays
         f".sa-tmp-{pid}-{start}-zz": b"",  # not a name a create makes: stays

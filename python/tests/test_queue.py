@@ -272,3 +272,51 @@ def test_threads_of_one_process_share_a_queue_and_a_pool():
             t.join(60)
         assert sorted(got) == sorted(p * 1_000_000 + k for p in range(3) for k in range(n))
         assert pool.free() == 4
+
+
+# head and tail words no queue can have (PROTOCOL.md 15.4): tail more than capacity past head, and a pair
+# whose signed difference overflows (head 2**63 + 5 is Java's Long.MIN_VALUE + 5)
+_DAMAGED = [(7, 7 + 3 + 10**9), ((1 << 63) + 5, (1 << 63) - 1)]
+
+
+def _damage(handle: str, head: int, tail: int) -> None:
+    with sa.attach(handle) as words:  # the queue's data, an i8 array
+        words.array[Q.HEAD_OFFSET // 8] = np.int64(head - (1 << 64) if head >> 63 else head)
+        words.array[Q.TAIL_OFFSET // 8] = np.int64(tail - (1 << 64) if tail >> 63 else tail)
+
+
+@pytest.mark.parametrize("head,tail", _DAMAGED)
+def test_damaged_words_are_refused_at_once_and_the_last_close_returns_at_once(head, tail):
+    with sa.Pool.create("f8", 2, 4) as pool:
+        q = sa.Queue.create(3, lifetime="shared")
+        path = q._arr.path
+        q.send(pool.acquire(timeout=1), timeout=1)
+        _damage(q.handle, head, tail)
+        with pool.acquire(timeout=1) as unsent:
+            t = time.monotonic()
+            with pytest.raises(sa.InvalidSegmentError, match="is damaged: head .* for a capacity of 3"):
+                q.receive(timeout=0.3)
+            with pytest.raises(sa.InvalidSegmentError, match="is damaged"):
+                q.send(unsent, timeout=0.3)
+            assert time.monotonic() - t < 0.25
+        assert len(q) == 0
+        t = time.monotonic()
+        q.close()
+        assert time.monotonic() - t < 0.5
+        assert not os.path.exists(path)  # shared: the last close removed it
+        assert pool.free() == 2  # the slot in flight was found in its cell, not by a loop from head to tail
+
+
+@pytest.mark.parametrize("head,tail", _DAMAGED)
+def test_sweep_removes_a_damaged_dead_queue_at_once_and_gives_its_slots_back(head, tail):
+    with sa.Pool.create("i8", 4, 2) as pool:
+        with Peer("queue-with-slots", pool.handle, "3") as p:
+            q = p.expect("QUEUE")
+            path = p.expect("PATH")
+            p.kill()
+        _damage(q, head, tail)
+        assert pool.free() == 1
+        t = time.monotonic()
+        assert sa.sweep() == [path]
+        assert time.monotonic() - t < 1
+        assert pool.free() == 4

@@ -223,6 +223,7 @@ public final class ArrayQueue implements AutoCloseable {
      * @throws IllegalArgumentException if the array is anonymous (not shareable), or its handle
      *         is longer than 320 bytes
      * @throws QueueAbandonedException if the queue is full and every registered consumer died
+     * @throws InvalidSegmentException if the queue's words are damaged (nothing was sent)
      * @throws SegmentTruncatedException if another process truncated the file of the queue or of
      *         the array's pool (shm and file); the message may be lost
      * @throws java.util.concurrent.CancellationException if this thread was interrupted while

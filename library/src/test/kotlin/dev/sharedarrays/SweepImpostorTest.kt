@@ -13,9 +13,9 @@ import java.util.concurrent.TimeUnit
 /**
  * Sweep removes a file named like a create's temporary file (`.sa-tmp-<pid>-<start>-<hex>`)
  * of a dead creator only if it provably is a segment in the making: one link, no flock held,
- * and empty or whole pages starting with the segment mark. Impostors under such names (a text
- * file, a hard link to a user's file, a copy of /etc/passwd, a .npy file numpy wrote of
- * exactly one page) stay, through `sharedarrays sweep` and through a create's auto-sweep; the
+ * and empty or whole pages of which the first is exactly a header page. Impostors under such
+ * names (a text file, a hard link to a user's file, a copy of /etc/passwd, a .npy file numpy
+ * wrote of exactly one page, one whose header numpy padded to 4096 bytes) stay, through `sharedarrays sweep` and through a create's auto-sweep; the
  * temporary file of a create SIGKILLed in the middle still goes. Runs in a private directory
  * under /dev/shm (tmpfs: reserving 64 MiB takes long enough to be killed in the middle).
  */
@@ -63,7 +63,14 @@ class SweepImpostorTest : FunSpec({
             // 128 bytes of header and 496 float64: exactly one page, starting with the .npy magic
             python("import numpy as np, sys\nwith open(sys.argv[1], 'wb') as f: np.save(f, np.arange(496.0))", numpyPage.path)
             numpyPage.length() shouldBe 4096L
-            val impostors = listOf(text, passwd, hardLink, numpyPage).associateWith { it.readBytes() }
+            // a structured dtype of 239 fields: numpy pads its header to exactly 4096 bytes, so the file starts with
+            // the segment mark and is whole pages; only the header page's dict tells it from ours
+            val numpyLongHeader = File(dir, dead + "00000005")
+            python("import numpy as np, sys\nwith open(sys.argv[1], 'wb') as f: np.save(f, np.zeros(512, np.dtype([(f'f{i}', '<f8') for i in range(239)])))",
+                numpyLongHeader.path)
+            numpyLongHeader.length() % 4096 shouldBe 0L
+            numpyLongHeader.readBytes().copyOfRange(8, 10).toList() shouldBe listOf(0xF6.toByte(), 0x0F.toByte()) // HEADER_LEN 4086
+            val impostors = listOf(text, passwd, hardLink, numpyPage, numpyLongHeader).associateWith { it.readBytes() }
             fun impostorsIntact() {
                 for ((f, bytes) in impostors) {
                     withClue("${f.name} was removed or changed") { f.exists() shouldBe true; f.readBytes().contentEquals(bytes) shouldBe true }

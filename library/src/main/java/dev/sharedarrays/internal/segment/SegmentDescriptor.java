@@ -16,7 +16,7 @@ import java.nio.charset.StandardCharsets;
  * 0            "\x93NUMPY" 01 00, uint16 HEADER_LEN (= 4086), then the dict
  *              {'descr': '&lt;f8', 'fortran_order': False, 'shape': (2, 3), }
  *              padded with spaces to end in '\n' at byte 4095
- *              (a create writes this page first, before it reserves the rest: see hasSegmentMark)
+ *              (a create writes this page first, before it reserves the rest: see isHeaderPage)
  * 4096         DATA: product(shape) * itemSize bytes, row-major, little-endian
  * C            CONTROL (4096 bytes) at C = roundUp(4096 + dataLength, 4096) = fileSize - 4096
  *
@@ -150,18 +150,61 @@ public final class SegmentDescriptor {
         return (n + PAGE - 1) & -PAGE;
     }
 
-    /** Bytes every segment starts with: magic, version 1.0 and HEADER_LEN 4086 (numpy pads its headers to 64, never to 4096). */
+    /** Bytes every segment starts with: magic, version 1.0 and HEADER_LEN 4086. */
     public static final int MARK_LENGTH = 10;
 
     /**
      * True if {@code first} (at least {@link #MARK_LENGTH} bytes) starts as every segment starts.
-     * A create writes its header page before anything else, so a file it left half made starts
-     * so too; a .npy file numpy wrote does not (its HEADER_LEN is not 4086).
+     * A .npy file numpy wrote may start so too (it pads a long header to a multiple of 64, which
+     * can be 4096): {@link #isHeaderPage} is the exact test.
      */
     public static boolean hasSegmentMark(byte[] first) {
         int headerLen = (int) DATA_OFFSET - 10;
         return first.length >= MARK_LENGTH && java.util.Arrays.equals(first, 0, NPY_MAGIC.length, NPY_MAGIC, 0, NPY_MAGIC.length)
                 && first[8] == (byte) headerLen && first[9] == (byte) (headerLen >>> 8);
+    }
+
+    /** The dict of a header page: descr and the shape's text, to be written again and compared. */
+    private static final java.util.regex.Pattern HEADER_DICT =
+            java.util.regex.Pattern.compile("\\{'descr': '([<|][a-z][0-9])', 'fortran_order': False, 'shape': \\(([0-9, ]{1,200})\\), \\}");
+
+    /**
+     * True if {@code page} (a file's first {@link #DATA_OFFSET} bytes) is exactly a header page a
+     * create writes: the mark, the dict of one element type and a shape of 1 to 8 dimensions as
+     * {@link #npyDict} writes it, spaces, and '\n' at its last byte. The mark alone is not enough:
+     * numpy pads a long header (a structured dtype's) to 4096 bytes too.
+     */
+    public static boolean isHeaderPage(byte[] page) {
+        if (page.length != DATA_OFFSET || !hasSegmentMark(page)) {
+            return false;
+        }
+        java.util.regex.Matcher m = HEADER_DICT.matcher(new String(page, MARK_LENGTH, page.length - MARK_LENGTH,
+                StandardCharsets.ISO_8859_1));
+        if (!m.lookingAt()) {
+            return false;
+        }
+        String descr = m.group(1);
+        if (java.util.Arrays.stream(dev.sharedarrays.internal.kernel.ElementType.values()).noneMatch(t -> t.descr().equals(descr))) {
+            return false;
+        }
+        String[] dims = m.group(2).split(",", -1);
+        int ndim = dims[dims.length - 1].isEmpty() ? dims.length - 1 : dims.length; // "(5,)" is 1-d
+        if (ndim < 1 || ndim > MAX_DIMS) {
+            return false;
+        }
+        long[] shape = new long[ndim];
+        try {
+            for (int i = 0; i < ndim; i++) {
+                shape[i] = Long.parseLong(dims[i].strip());
+                if (shape[i] < 1) {
+                    return false;
+                }
+            }
+        } catch (NumberFormatException e) {
+            return false;
+        }
+        // written again and compared: "05", a missing space or other padding is not ours
+        return java.util.Arrays.equals(page, npyHeader(descr, shape));
     }
 
     /** The .npy header's dict for a C-ordered array, as numpy writes it. */

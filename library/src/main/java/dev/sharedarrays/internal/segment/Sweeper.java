@@ -131,8 +131,8 @@ public final class Sweeper {
      * creator, named in the file name, is gone; it is a regular file of this user with one link
      * (a hard link to a file kept elsewhere has two); no process holds it (a live creator holds
      * LOCK_SH from the moment it made it); and its content is what a create leaves at any step:
-     * nothing (killed before its first write), or whole pages that start with the segment mark
-     * (a create writes its header page first). Anything else under such a name (a text file, a
+     * nothing (killed before its first write), or whole pages of which the first is exactly a
+     * header page (a create writes it first, in one write). Anything else under such a name (a text file, a
      * copy of another file, a .npy file numpy wrote) is not ours and stays.
      */
     private static boolean sweepTemp(Path p, boolean dryRun) {
@@ -146,19 +146,19 @@ public final class Sweeper {
             }
             // looked at under the lock: no create is writing it any more
             FileStat s = Libc.fstat(f.fd(), p.toString());
-            if (s.nlink() != 1 || !(s.size() == 0 || s.size() % SegmentDescriptor.PAGE == 0 && hasSegmentMark(f))) {
+            if (s.nlink() != 1 || !(s.size() == 0 || s.size() % SegmentDescriptor.PAGE == 0 && startsWithHeaderPage(f))) {
                 return false;
             }
             return removeLocked(f, dryRun);
         }
     }
 
-    /** True if f's first bytes, read through its descriptor, are the mark every segment starts with. */
-    private static boolean hasSegmentMark(SegmentFile f) {
+    /** True if f's first page, read through its descriptor, is exactly a header page a create writes. */
+    private static boolean startsWithHeaderPage(SegmentFile f) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment first = a.allocate(SegmentDescriptor.MARK_LENGTH);
+            MemorySegment first = a.allocate(SegmentDescriptor.DATA_OFFSET);
             return Libc.pread(f.fd(), first, 0) == first.byteSize()
-                    && SegmentDescriptor.hasSegmentMark(first.toArray(ValueLayout.JAVA_BYTE));
+                    && SegmentDescriptor.isHeaderPage(first.toArray(ValueLayout.JAVA_BYTE));
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.sharedarrays.internal.sync;
 
+import dev.sharedarrays.InvalidSegmentException;
 import dev.sharedarrays.QueueAbandonedException;
 import dev.sharedarrays.WaitTimeoutException;
 import dev.sharedarrays.internal.os.MappedWords;
@@ -89,9 +90,29 @@ public final class QueueProtocol {
         return tag;
     }
 
-    /** Messages sent and not yet received. */
+    /** Messages sent and not yet received; 0 if the words are damaged ({@link #damaged}). */
     public static long size(MemorySegment d) {
-        return Math.max(0, (long) LONG_VH.getVolatile(d, TAIL_OFFSET) - (long) LONG_VH.getVolatile(d, HEAD_OFFSET));
+        long head = (long) LONG_VH.getVolatile(d, HEAD_OFFSET);
+        long tail = (long) LONG_VH.getVolatile(d, TAIL_OFFSET);
+        int capacity = (int) Math.min(MAX_CAPACITY, Math.max(0, (long) LONG_VH.getVolatile(d, CAPACITY_OFFSET)));
+        return damaged(head, tail, capacity) ? 0 : tail - head;
+    }
+
+    /**
+     * Whether head and tail are words no queue of this capacity can have. A queue's positions count
+     * up from 0 and the tail is at most capacity past the head: {@code 0 <= head <= tail <= head +
+     * capacity}, checked in this order so that no difference can overflow. Every loop from head to
+     * tail is bounded by capacity only because of this check.
+     */
+    static boolean damaged(long head, long tail, int capacity) {
+        return head < 0 || tail < head || tail - head > capacity;
+    }
+
+    /** The exception for words that {@link #damaged} refuses. */
+    private InvalidSegmentException damagedQueue(long head, long tail) {
+        return new InvalidSegmentException("queue " + name + " is damaged: head " + head + " and tail " + tail
+                + " for a capacity of " + capacity + " (a queue has 0 <= head <= tail <= head + capacity); remove it with"
+                + " sharedarrays rm --force and create it again");
     }
 
     public long size() {
@@ -117,6 +138,7 @@ public final class QueueProtocol {
      * @throws IllegalStateException if the queue has ended, or the slot was not this process's
      * @throws IllegalArgumentException if the handle is longer than {@link QueueDescriptor#MAX_HANDLE_BYTES}
      * @throws QueueAbandonedException if the queue is full and every registered consumer died
+     * @throws InvalidSegmentException if head and tail are {@link #damaged}
      */
     public boolean send(QueueMessage m, LongPredicate moveSlot, long timeoutNanos, BooleanSupplier cancelled) {
         byte[] handle = m.handle().getBytes(StandardCharsets.UTF_8);
@@ -140,7 +162,11 @@ public final class QueueProtocol {
                 seen = Futex.read(d, TAKE_SEQ_OFFSET);
                 checkOpen();
                 tail = (long) LONG_VH.getVolatile(d, TAIL_OFFSET);
-                if (tail - (long) LONG_VH.getVolatile(d, HEAD_OFFSET) < capacity) {
+                long head = (long) LONG_VH.getVolatile(d, HEAD_OFFSET);
+                if (damaged(head, tail, capacity)) {
+                    throw damagedQueue(head, tail);
+                }
+                if (tail - head < capacity) {
                     checkNotCancelled(cancelled);
                     write(cellOffset(tail, capacity), m, handle, tail);
                     if (moveSlot != null && !moveSlot.test(PoolProtocol.inQueue(tag, tail))) {
@@ -189,6 +215,7 @@ public final class QueueProtocol {
      *         the time ran out with the queue empty, or the mutex was busy and timeoutNanos is 0
      * @throws WaitTimeoutException if another process held the mutex until the time ran out
      * @throws QueueAbandonedException if the queue is empty and every registered producer died
+     * @throws InvalidSegmentException if head and tail are {@link #damaged}
      */
     public QueueMessage receive(Predicate<QueueMessage> claimSlot, long timeoutNanos, BooleanSupplier cancelled) {
         Wait wait = null;
@@ -206,9 +233,8 @@ public final class QueueProtocol {
                 seen = Futex.read(d, PUT_SEQ_OFFSET);
                 long head = (long) LONG_VH.getVolatile(d, HEAD_OFFSET);
                 long tail = (long) LONG_VH.getVolatile(d, TAIL_OFFSET);
-                if (tail - head > capacity || tail < head) {
-                    throw new dev.sharedarrays.InvalidSegmentException("queue " + name + " is damaged: head " + head
-                            + " and tail " + tail + " for a capacity of " + capacity);
+                if (damaged(head, tail, capacity)) {
+                    throw damagedQueue(head, tail);
                 }
                 if (head < tail) {
                     checkNotCancelled(cancelled);
@@ -220,6 +246,11 @@ public final class QueueProtocol {
                         return m;
                     }
                     MappedWords.getAndAdd(d, DROPPED_OFFSET, 1L);
+                    // a run of dropped messages is bounded by capacity, and the deadline still holds
+                    wait = wait != null ? wait : new Wait(timeoutNanos, cancelled);
+                    if (wait.expired()) {
+                        return TIMED_OUT;
+                    }
                     continue;
                 }
                 if (isEnded()) {
@@ -269,7 +300,10 @@ public final class QueueProtocol {
 
     /**
      * The messages not yet received, oldest first (for freeing their slots when no one can receive
-     * them), waiting at most timeoutNanos for the mutex.
+     * them), waiting at most timeoutNanos for the mutex. If head and tail are {@link #damaged},
+     * they name no range: then every complete cell, whatever its position (at most capacity).
+     * Freeing compares a slot's owner word with "in flight at this position", so only slots still
+     * in flight here go back either way.
      *
      * @throws WaitTimeoutException if another process held the mutex until the time ran out
      */
@@ -281,8 +315,14 @@ public final class QueueProtocol {
         }
         try {
             publishDeadSendersCell();
+            long head = (long) LONG_VH.getVolatile(d, HEAD_OFFSET);
             long tail = (long) LONG_VH.getVolatile(d, TAIL_OFFSET);
-            for (long p = (long) LONG_VH.getVolatile(d, HEAD_OFFSET); p < tail; p++) {
+            boolean damaged = damaged(head, tail, capacity);
+            for (long i = damaged ? 0 : head; i < (damaged ? capacity : tail); i++) {
+                long p = damaged ? (long) LONG_VH.getVolatile(d, cellOffset(i, capacity) + CELL_POSITION) : i;
+                if (p < 0 || damaged && Math.floorMod(p, capacity) != i) {
+                    continue; // an empty cell, or one whose position is not its own
+                }
                 QueueMessage m = read(cellOffset(p, capacity), p);
                 if (m != null) {
                     out.add(m);
@@ -332,8 +372,9 @@ public final class QueueProtocol {
     /** Under the mutex: a complete cell past the tail means its sender died after writing it; publish it. */
     private void publishDeadSendersCell() {
         long tail = (long) LONG_VH.getVolatile(d, TAIL_OFFSET);
-        if ((long) LONG_VH.getVolatile(d, cellOffset(tail, capacity) + CELL_POSITION) == tail
-                && tail - (long) LONG_VH.getVolatile(d, HEAD_OFFSET) < capacity) {
+        long head = (long) LONG_VH.getVolatile(d, HEAD_OFFSET);
+        if (!damaged(head, tail, capacity) && tail - head < capacity
+                && (long) LONG_VH.getVolatile(d, cellOffset(tail, capacity) + CELL_POSITION) == tail) {
             LONG_VH.setVolatile(d, TAIL_OFFSET, tail + 1);
             Futex.bump(d, PUT_SEQ_OFFSET, PUT_WAITERS_OFFSET);
         }

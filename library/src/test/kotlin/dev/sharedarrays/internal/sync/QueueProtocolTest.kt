@@ -146,4 +146,48 @@ class QueueProtocolTest : FunSpec({
         dev.sharedarrays.internal.array.StridedLayout.within(0, longArrayOf(2, 2, 2),
             longArrayOf(1L shl 40, Long.MAX_VALUE, Long.MAX_VALUE - (1L shl 40) + 2), 1L shl 41) shouldBe null
     }
+
+    /** head and tail pairs no queue of capacity 4 can have; the last ones overflow a signed difference. */
+    val damagedWords = listOf(
+        5L to 10L, // tail more than capacity past head
+        10L to 5L, // tail behind head
+        -3L to 0L, // a negative head
+        Long.MIN_VALUE + 5 to Long.MAX_VALUE, // tail - head overflows to -(2^63 - 4): "< capacity" before
+        Long.MIN_VALUE to Long.MIN_VALUE + 2, // a small difference, negative positions
+        Long.MAX_VALUE - 1 to Long.MIN_VALUE + 1, // tail "behind" head only by wrapping
+    )
+
+    test("damaged head and tail words, overflowing ones too: receive and send refuse at once, size is 0, pending lists the complete cells only") {
+        val view = QueueMessage(QueueMessage.Kind.VIEW, 9, 0, 1, longArrayOf(1), longArrayOf(1), "shm://a", 0, 0)
+        for ((head, tail) in damagedWords) {
+            val d = queue(4)
+            val p = QueueProtocol(d, 4, "q")
+            d.set(ValueLayout.JAVA_LONG, QueueDescriptor.HEAD_OFFSET, head)
+            d.set(ValueLayout.JAVA_LONG, QueueDescriptor.TAIL_OFFSET, tail)
+            val t0 = System.nanoTime()
+            shouldThrow<dev.sharedarrays.InvalidSegmentException> { p.receive({ true }, 300_000_000L) { false } }.message shouldBe
+                "queue q is damaged: head $head and tail $tail for a capacity of 4 (a queue has 0 <= head <= tail <= head + capacity);" +
+                " remove it with sharedarrays rm --force and create it again"
+            shouldThrow<dev.sharedarrays.InvalidSegmentException> { p.send(view, null, 300_000_000L) { false } }
+            p.pending(300_000_000L) shouldBe emptyList() // no complete cell: the words name no range
+            p.pendingOfUnusedQueue() shouldBe emptyList()
+            (System.nanoTime() - t0) shouldBeLessThan 100_000_000L
+            p.size() shouldBe 0L
+            d.get(ValueLayout.JAVA_LONG, QueueDescriptor.MUTEX_OFFSET) shouldBe 0L // every refusal let go of the mutex
+            d.get(ValueLayout.JAVA_LONG, QueueDescriptor.TAIL_OFFSET) shouldBe tail // nothing published past damaged words
+        }
+    }
+
+    test("a run of malformed messages is dropped within the deadline: a receive that may not wait drops one and returns") {
+        val cap = 1000
+        val d = queue(cap)
+        val p = QueueProtocol(d, cap, "q")
+        // published cells whose kind is no kind: each is dropped by the receive that reaches it
+        for (i in 0L until cap) d.set(ValueLayout.JAVA_LONG, QueueDescriptor.cellOffset(i, cap) + QueueDescriptor.CELL_POSITION, i)
+        d.set(ValueLayout.JAVA_LONG, QueueDescriptor.TAIL_OFFSET, cap.toLong())
+        p.receive({ true }, 0) { false } shouldBe QueueProtocol.TIMED_OUT
+        p.dropped() shouldBe 1L
+        p.receive({ true }, 200_000_000L) { false } shouldBe QueueProtocol.TIMED_OUT // the rest, then the empty queue's wait
+        p.dropped() shouldBe cap.toLong()
+    }
 })
