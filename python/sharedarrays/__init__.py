@@ -32,6 +32,7 @@ from ._layout import ELEMENT_TYPES
 from ._pool import Pool, Slot
 from ._queue import ArrayView, Queue
 from ._scan import Participant, SegmentInfo, ls
+from ._token import flight_token, flight_token_file
 
 from ._array import receive, serve, sweep  # lifecycle: memfd passing over a Unix socket, removal of unused segments
 
@@ -39,7 +40,7 @@ __all__ = [
     "ArrayView", "Barrier", "BarrierBrokenError", "Pool", "Queue", "QueueAbandonedError", "Slot",
     "BACKENDS", "ELEMENT_TYPES", "Handle", "InsufficientSpaceError", "InvalidSegmentError", "LockStatus",
     "SegmentExistsError", "SegmentNotFoundError", "SharedArray", "SharedArraysError", "WaitTimeoutError",
-    "Participant", "SegmentInfo", "attach", "create", "ls", "parse_handle",
+    "Participant", "SegmentInfo", "attach", "create", "flight_token", "flight_token_file", "ls", "parse_handle",
 ]
 __all__ += ["receive", "serve", "sweep"]
 __version__ = "0.1.0"

@@ -150,3 +150,17 @@ def test_a_memfd_handle_to_a_pipe_or_an_unsealed_file_is_refused(tmp_path):
     finally:
         for d in (r, w, fd):
             os.close(d)
+
+
+def test_the_flight_token_is_read_only_from_a_private_file_of_this_user(tmp_path, monkeypatch):
+    f = tmp_path / "flight-token"
+    monkeypatch.setenv("SHARED_ARRAYS_FLIGHT_TOKEN_FILE", str(f))
+    assert sa.flight_token_file() == str(f)
+    with pytest.raises(FileNotFoundError):
+        sa.flight_token()
+    f.write_text("abc123\n")
+    os.chmod(f, 0o644)
+    with pytest.raises(PermissionError, match="mode 0o644"):
+        sa.flight_token()
+    os.chmod(f, 0o600)
+    assert sa.flight_token() == "abc123"

@@ -15,7 +15,12 @@ import java.nio.file.Path;
  * from a fault there: a shrink that lands between the load and the atomic instruction of an
  * atomic operation (a lock word, {@code compareAndSet}, a queue's or pool's words) that the JIT
  * has not compiled yet (every atomic loads its word first, so a file already shrunk is found by
- * the load), and a SIMD loop's first long call (before the JIT has compiled it normally).
+ * the load), and a SIMD loop (sum, min and max, arithmetic, comparisons) that the JIT has not
+ * compiled normally yet: while the loop runs in the interpreter, or during its first long call
+ * (compiled on stack replacement), the vector loads and stores it calls are compiled on their own,
+ * without the mark that turns a fault into this exception (seen: a pool slot summed by an
+ * interpreted loop, 2 JVMs in 64 truncations). Both windows close once the JIT has compiled the
+ * code that runs (a process's first calls of each operation).
  */
 public final class SegmentTruncatedException extends SharedArrayException {
     private static final long serialVersionUID = 1L;

@@ -1,6 +1,7 @@
 package dev.sharedarrays.flight;
 
 import dev.sharedarrays.flight.internal.BridgeProducer;
+import java.nio.file.Path;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.arrow.flight.FlightServer;
@@ -13,13 +14,24 @@ public final class BridgeServer implements AutoCloseable {
     private final BufferAllocator allocator;
     private final ExecutorService calls;
     private final String location;
+    private final Path tokenFile;
 
-    BridgeServer(FlightServer server, BridgeProducer producer, BufferAllocator allocator, ExecutorService calls, String location) {
+    BridgeServer(FlightServer server, BridgeProducer producer, BufferAllocator allocator, ExecutorService calls, String location,
+                 Path tokenFile) {
         this.server = server;
         this.producer = producer;
         this.allocator = allocator;
         this.calls = calls;
         this.location = location;
+        this.tokenFile = tokenFile;
+    }
+
+    /**
+     * The file that holds the token this server requires, if it is this user's default token
+     * (clients of this user on this host read it from there); null if the options gave the token.
+     */
+    public Path tokenFile() {
+        return tokenFile;
     }
 
     /** The port it listens on (the one picked, if asked for port 0). */

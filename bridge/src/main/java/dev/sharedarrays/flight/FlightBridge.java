@@ -12,9 +12,13 @@ import dev.sharedarrays.flight.internal.Remote;
 import dev.sharedarrays.flight.internal.TransferFuture;
 import dev.sharedarrays.flight.internal.Tuning;
 import dev.sharedarrays.flight.internal.TokenAuthenticator;
+import dev.sharedarrays.flight.internal.TlsFiles;
+import dev.sharedarrays.flight.internal.TokenFile;
+import dev.sharedarrays.flight.internal.TransportLog;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.file.Path;
 import io.grpc.ServerServiceDefinition;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -24,7 +28,6 @@ import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightServer;
 import org.apache.arrow.flight.Location;
 import org.apache.arrow.flight.auth.ServerAuthHandler;
-import org.apache.arrow.flight.auth2.CallHeaderAuthenticator;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 
@@ -43,33 +46,38 @@ public final class FlightBridge {
     private FlightBridge() {
     }
 
-    /** A server on 127.0.0.1:8815, no token (loopback only). */
+    /** A server on 127.0.0.1:8815 with this user's default token ({@link ServeOptions#defaults()}). */
     public static BridgeServer serve() {
         return serve(ServeOptions.defaults());
     }
 
     /**
-     * Starts a server.
+     * Starts a server. Every call must carry the bearer token: the one of {@code options}, else
+     * this user's default token, read from {@link ServeOptions#defaultTokenFile()} (made there,
+     * random, if the file does not exist). Loopback is no trust boundary: any local user can
+     * connect to 127.0.0.1, but only this user can read that file.
      *
-     * @throws IllegalArgumentException if it would listen beyond loopback without a token, or the
-     *         address does not resolve
-     * @throws FlightBridgeException if it cannot listen (port in use, TLS files unreadable)
+     * @throws IllegalArgumentException if the address does not resolve, or a TLS file cannot be
+     *         read or its key does not belong to its certificate
+     * @throws IllegalStateException if the default token file is another user's or others may read it
+     * @throws FlightBridgeException if it cannot listen (port in use)
      */
     public static BridgeServer serve(ServeOptions options) {
-        boolean loopback;
         try {
-            loopback = InetAddress.getByName(options.host()).isLoopbackAddress();
+            InetAddress.getByName(options.host());
         } catch (UnknownHostException e) {
             throw new IllegalArgumentException("cannot resolve the listen address " + options.host() + ": " + e.getMessage());
         }
-        if (!loopback && options.token() == null) {
-            throw new IllegalArgumentException("listening on " + options.host() + " (beyond loopback) needs a bearer token:"
-                    + " pass --token-file FILE (ServeOptions.token); without one, listen on 127.0.0.1");
-        }
+        Path tokenFile = options.token() == null ? ServeOptions.defaultTokenFile() : null;
+        String token = options.token() != null ? options.token() : TokenFile.readOrCreate(tokenFile);
         boolean tls = options.certificate() != null;
+        if (tls) {
+            TlsFiles.check(options.certificate(), options.privateKey());
+        }
         Location location = tls ? Location.forGrpcTls(options.host(), options.port()) : Location.forGrpcInsecure(options.host(), options.port());
+        TransportLog.quiet();
         BufferAllocator allocator = new RootAllocator();
-        BridgeProducer producer = new BridgeProducer();
+        BridgeProducer producer = new BridgeProducer(options);
         ExecutorService calls = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "sharedarrays-flight-call");
             t.setDaemon(true);
@@ -86,14 +94,14 @@ public final class FlightBridge {
             };
             FlightServer.Builder b = FlightServer.builder(allocator, location, producer)
                     .transportHint("grpc.builderConsumer", tune)
-                    .headerAuthenticator(options.token() == null ? CallHeaderAuthenticator.NO_OP : new TokenAuthenticator(options.token()));
+                    .headerAuthenticator(new TokenAuthenticator(token));
             if (tls) {
                 b.useTls(options.certificate().toFile(), options.privateKey().toFile());
             }
             FlightServer server = b.build();
             server.start();
             String scheme = tls ? "grpc+tls" : "grpc+tcp";
-            return new BridgeServer(server, producer, allocator, calls, scheme + "://" + options.host() + ":" + server.getPort());
+            return new BridgeServer(server, producer, allocator, calls, scheme + "://" + options.host() + ":" + server.getPort(), tokenFile);
         } catch (IOException | RuntimeException e) {
             producer.close();
             calls.shutdownNow();

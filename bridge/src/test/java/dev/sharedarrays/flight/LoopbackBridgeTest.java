@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -83,14 +84,14 @@ class LoopbackBridgeTest {
             }
             // out through DoGet and back in through DoPut under another name, by a JVM client of Arrow's own
             try (var r = new dev.sharedarrays.flight.internal.Remote(server.location(), null, null);
-                 var stream = r.client.getStream(new org.apache.arrow.flight.Ticket(("array/" + name).getBytes()))) {
+                 var stream = r.client.getStream(new org.apache.arrow.flight.Ticket(("array/" + name).getBytes()), r.arrowOptions())) {
                 var root = stream.getRoot();
                 assertTrue(stream.next());
                 assertEquals(1, root.getRowCount());
                 String meta = root.getSchema().getFields().get(0).getMetadata().get("ARROW:extension:metadata");
                 assertEquals("{\"shape\":[3,5]}", meta);
                 var put = r.client.startPut(org.apache.arrow.flight.FlightDescriptor.path("array", copy), root,
-                        new org.apache.arrow.flight.SyncPutListener());
+                        new org.apache.arrow.flight.SyncPutListener(), r.arrowOptions());
                 put.putNext();
                 put.completed();
                 put.getResult();
@@ -114,17 +115,52 @@ class LoopbackBridgeTest {
              ArrayQueue q = ArrayQueue.create(2, CreateOptions.defaults().name(name));
              ArrayPool<F64> pool = ArrayPool.create(F64.TYPE, 2, 4);
              ArrayQueue local = ArrayQueue.create(2)) {
-            FlightBridgeException none = assertThrows(FlightBridgeException.class,
-                    () -> FlightBridge.pull(server.location(), name, pool, local, ClientOptions.defaults().token(null)));
-            assertTrue(none.getMessage().contains("UNAUTHENTICATED") && none.getMessage().contains("needs a bearer token"), none.getMessage());
+            assertEquals(null, server.tokenFile(), "a token given is not the default one");
+            // a client given no token sends this user's default one, which is not this server's
             FlightBridgeException wrong = assertThrows(FlightBridgeException.class,
+                    () -> FlightBridge.pull(server.location(), name, pool, local, ClientOptions.defaults().token(null)));
+            assertTrue(wrong.getMessage().contains("UNAUTHENTICATED") && wrong.getMessage().contains("wrong bearer token"), wrong.getMessage());
+            FlightBridgeException guess = assertThrows(FlightBridgeException.class,
                     () -> FlightBridge.pull(server.location(), name, pool, local, ClientOptions.defaults().token("guess")));
-            assertTrue(wrong.getMessage().contains("wrong bearer token"), wrong.getMessage());
+            assertTrue(guess.getMessage().contains("wrong bearer token"), guess.getMessage());
             assertEquals(2, pool.free());
             // the right token is let in: an ended queue pulls nothing and ends the local one
             q.end();
             assertEquals(0, FlightBridge.pull(server.location(), name, pool, local, ClientOptions.defaults().token("s3cret")));
             assertTrue(local.isEnded());
+        }
+    }
+
+    @Test
+    void theDefaultServerRequiresThisUsersDefaultTokenWhichItsClientsOnThisHostSend() throws Exception {
+        String name = unique("fl-deftok");
+        try (BridgeServer server = FlightBridge.serve(ServeOptions.defaults().listen("127.0.0.1", 0));
+             ArrayQueue q = ArrayQueue.create(2, CreateOptions.defaults().name(name));
+             ArrayPool<F64> pool = ArrayPool.create(F64.TYPE, 2, 4);
+             ArrayQueue local = ArrayQueue.create(2)) {
+            java.nio.file.Path file = server.tokenFile();
+            assertEquals(ServeOptions.defaultTokenFile(), file);
+            assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(java.nio.file.Files.getPosixFilePermissions(file)));
+            // a call without any header, and one with a wrong token, are refused
+            io.grpc.ManagedChannel ch = io.grpc.netty.NettyChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
+            try (var bare = org.apache.arrow.flight.FlightGrpcUtils.createFlightClient(new org.apache.arrow.memory.RootAllocator(), ch)) {
+                var none = assertThrows(org.apache.arrow.flight.FlightRuntimeException.class, () -> bare.listFlights(
+                        org.apache.arrow.flight.Criteria.ALL).forEach(i -> { }));
+                assertEquals(org.apache.arrow.flight.FlightStatusCode.UNAUTHENTICATED, none.status().code());
+                assertTrue(none.getMessage().contains("needs a bearer token"), none.getMessage());
+            } finally {
+                ch.shutdownNow();
+            }
+            // this user's client, given no token, sends the one in the file
+            q.end();
+            assertEquals(0, FlightBridge.pull(server.location(), name, pool, local, ClientOptions.defaults().token(null)));
+            assertTrue(local.isEnded());
+            // a second server of this user takes the same token: the file is made once
+            String token = java.nio.file.Files.readString(file).strip();
+            assertEquals(64, token.length());
+            try (BridgeServer second = FlightBridge.serve(ServeOptions.defaults().listen("127.0.0.1", 0))) {
+                assertEquals(token, java.nio.file.Files.readString(second.tokenFile()).strip());
+            }
         }
     }
 
@@ -172,10 +208,25 @@ class LoopbackBridgeTest {
     }
 
     @Test
-    void listeningBeyondLoopbackNeedsAToken() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> FlightBridge.serve(ServeOptions.defaults().listen("0.0.0.0", 0)));
-        assertTrue(e.getMessage().contains("needs a bearer token"), e.getMessage());
+    void aDefaultTokenFileOthersMayReadIsRefused() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory(java.nio.file.Path.of("target"), "token-modes");
+        java.nio.file.Path file = dir.resolve("flight-token");
+        try {
+            java.nio.file.Files.writeString(file, "abc\n");
+            java.nio.file.Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+            IllegalStateException e = assertThrows(IllegalStateException.class,
+                    () -> dev.sharedarrays.flight.internal.TokenFile.readOrCreate(file));
+            assertTrue(e.getMessage().contains("has mode 0644: other users may read the token; chmod 600"), e.getMessage());
+            java.nio.file.Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+            assertEquals("abc", dev.sharedarrays.flight.internal.TokenFile.readOrCreate(file));
+            java.nio.file.Files.delete(file);
+            String made = dev.sharedarrays.flight.internal.TokenFile.readOrCreate(file);
+            assertEquals(64, made.length());
+            assertEquals(made, dev.sharedarrays.flight.internal.TokenFile.readIfPresent(file));
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+            java.nio.file.Files.deleteIfExists(dir);
+        }
     }
 
     @Test
@@ -213,6 +264,14 @@ class LoopbackBridgeTest {
             // the client validates the name before it calls: also a refusal
             assertTrue(e.getMessage().contains("must not contain"), e.getMessage());
         }
+    }
+
+    /** The headers of a call that carries the server's (this user's default) token. */
+    static io.grpc.Metadata bearer(BridgeServer server) throws java.io.IOException {
+        io.grpc.Metadata h = new io.grpc.Metadata();
+        h.put(io.grpc.Metadata.Key.of("authorization", io.grpc.Metadata.ASCII_STRING_MARSHALLER),
+                "Bearer " + java.nio.file.Files.readString(server.tokenFile()).strip());
+        return h;
     }
 
     /** DoPut's messages as raw bytes, to send what no Flight client would. */
@@ -254,7 +313,7 @@ class LoopbackBridgeTest {
                         public void onClose(io.grpc.Status status, io.grpc.Metadata trailers) {
                             closed.complete(status);
                         }
-                    }, new io.grpc.Metadata());
+                    }, bearer(server));
                     call.request(1);
                     call.sendMessage(m);
                     // no half-close: the server must end the call on its own
@@ -277,6 +336,201 @@ class LoopbackBridgeTest {
             try (SharedNDArray<?> got = q.receive(Duration.ofSeconds(5))) {
                 assertEquals(7.0, got.getDouble(2));
             }
+        }
+    }
+
+    /** Writes v at b[at] little-endian. */
+    private static void putIntLE(byte[] b, int at, int v) {
+        java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(at, v);
+    }
+
+    private static int getIntLE(byte[] b, int at) {
+        return java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(at);
+    }
+
+    /**
+     * An Arrow schema message whose one field nests {@code depth} fields deep; with {@code cycle}, the
+     * outermost field's child is the field itself (an offset that points back: flatbuffers read offsets
+     * as signed ints, so a peer can make any graph of tables).
+     */
+    static byte[] nestedSchema(int depth, boolean cycle) {
+        var b = new com.google.flatbuffers.FlatBufferBuilder(1024);
+        int child = -1;
+        int inner = 0;
+        for (int d = 0; d < depth; d++) {
+            int name = b.createString("f");
+            org.apache.arrow.flatbuf.Null.startNull(b);
+            int type = org.apache.arrow.flatbuf.Null.endNull(b);
+            int children = org.apache.arrow.flatbuf.Field.createChildrenVector(b, child < 0 ? new int[0] : new int[] {child});
+            int f = org.apache.arrow.flatbuf.Field.createField(b, name, true, org.apache.arrow.flatbuf.Type.Null, type, 0, children, 0);
+            inner = child;
+            child = f;
+        }
+        int fields = org.apache.arrow.flatbuf.Schema.createFieldsVector(b, new int[] {child});
+        int schema = org.apache.arrow.flatbuf.Schema.createSchema(b, org.apache.arrow.flatbuf.Endianness.Little, fields, 0, 0);
+        b.finish(org.apache.arrow.flatbuf.Message.createMessage(b, org.apache.arrow.flatbuf.MetadataVersion.V5,
+                org.apache.arrow.flatbuf.MessageHeader.Schema, schema, 0, 0));
+        byte[] out = b.sizedByteArray();
+        if (cycle) {
+            // the outer field's children vector holds one offset, to the inner field: point it at the outer one
+            int innerAt = out.length - inner;
+            int outerAt = out.length - child;
+            for (int e = 0; e + 4 <= out.length; e += 4) {
+                if (e + getIntLE(out, e) == innerAt) {
+                    putIntLE(out, e, outerAt - e);
+                    return out;
+                }
+            }
+            throw new AssertionError("no offset to the inner field found");
+        }
+        return out;
+    }
+
+    /** FlightData: field 1 the descriptor, field 2 the IPC header. */
+    static byte[] flightData(org.apache.arrow.flight.FlightDescriptor d, byte[] header) {
+        java.io.ByteArrayOutputStream o = new java.io.ByteArrayOutputStream();
+        java.nio.ByteBuffer desc = d.serialize();
+        byte[] db = new byte[desc.remaining()];
+        desc.get(db);
+        for (byte[] field : new byte[][] {db, header}) {
+            o.write(field == db ? 0x0a : 0x12);
+            int n = field.length;
+            while ((n & ~0x7f) != 0) {
+                o.write((n & 0x7f) | 0x80);
+                n >>>= 7;
+            }
+            o.write(n);
+            o.writeBytes(field);
+        }
+        return o.toByteArray();
+    }
+
+    @Test
+    void aSchemaWhoseFieldTreeIsACycleOr10000DeepIsAnsweredAndTheServerCarriesOn() throws Exception {
+        String name = unique("fl-deep");
+        try (BridgeServer server = FlightBridge.serve(ServeOptions.defaults().listen("127.0.0.1", 0));
+             ArrayQueue q = ArrayQueue.create(4, CreateOptions.defaults().name(name))) {
+            io.grpc.ManagedChannel ch = io.grpc.netty.NettyChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
+            try {
+                for (byte[] header : List.of(nestedSchema(2, true), nestedSchema(10_000, false))) {
+                    CompletableFuture<io.grpc.Status> closed = new CompletableFuture<>();
+                    io.grpc.ClientCall<byte[], byte[]> call = ch.newCall(RAW_PUT, io.grpc.CallOptions.DEFAULT);
+                    call.start(new io.grpc.ClientCall.Listener<>() {
+                        @Override
+                        public void onClose(io.grpc.Status status, io.grpc.Metadata trailers) {
+                            closed.complete(status);
+                        }
+                    }, bearer(server));
+                    call.request(1);
+                    call.sendMessage(flightData(org.apache.arrow.flight.FlightDescriptor.path("queue", name), header));
+                    call.halfClose();
+                    io.grpc.Status s = closed.get(10, TimeUnit.SECONDS);
+                    System.out.println("[deep schema] " + s);
+                    assertEquals(io.grpc.Status.Code.INVALID_ARGUMENT, s.getCode(), s.toString());
+                    assertTrue(s.getDescription().contains("(or its field tree is a cycle)"), s.getDescription());
+                }
+            } finally {
+                ch.shutdownNow();
+            }
+            assertTrue(!q.isEnded(), "a refused put is no producer's end");
+            // the server still serves
+            q.end();
+            try (ArrayPool<F64> pool = ArrayPool.create(F64.TYPE, 2, 4); ArrayQueue local = ArrayQueue.create(2)) {
+                assertEquals(0, FlightBridge.pull(server.location(), name, pool, local));
+            }
+        }
+    }
+
+    @Test
+    void aTlsKeyThatIsNotTheCertificatesIsRefusedAtStart() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("sa-flight-tls");
+        try {
+            java.nio.file.Path cert = dir.resolve("cert.pem");
+            java.nio.file.Path key = dir.resolve("key.pem");
+            java.nio.file.Path otherCert = dir.resolve("other-cert.pem");
+            java.nio.file.Path otherKey = dir.resolve("other-key.pem");
+            if (!selfSigned(cert, key) || !selfSigned(otherCert, otherKey)) {
+                org.junit.jupiter.api.Assumptions.abort("no openssl to make a certificate");
+            }
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> FlightBridge.serve(ServeOptions.defaults().listen("127.0.0.1", 0).tls(cert, otherKey)));
+            assertTrue(e.getMessage().contains("does not belong to the certificate " + cert), e.getMessage());
+            // the right pair starts
+            FlightBridge.serve(ServeOptions.defaults().listen("127.0.0.1", 0).tls(cert, key)).close();
+        } finally {
+            try (var all = java.nio.file.Files.list(dir)) {
+                for (java.nio.file.Path p : all.toList()) {
+                    java.nio.file.Files.delete(p);
+                }
+            }
+            java.nio.file.Files.delete(dir);
+        }
+    }
+
+    /** A self-signed certificate for localhost and its key (PEM, the key PKCS#8); false without openssl. */
+    static boolean selfSigned(java.nio.file.Path cert, java.nio.file.Path key) throws Exception {
+        Process p;
+        try {
+            p = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key.toString(), "-out",
+                    cert.toString(), "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost")
+                    .redirectErrorStream(true).start();
+        } catch (java.io.IOException e) {
+            return false;
+        }
+        p.getInputStream().readAllBytes();
+        assertEquals(0, p.waitFor());
+        return true;
+    }
+
+    @Test
+    void aConnectionThatSpeaksNoHttp2CostsNoLogLineAtInfo() throws Exception {
+        java.util.logging.Logger root = java.util.logging.Logger.getLogger("");
+        java.util.List<java.util.logging.LogRecord> records = java.util.Collections.synchronizedList(new ArrayList<>());
+        java.util.logging.Handler h = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                records.add(r);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        h.setLevel(java.util.logging.Level.ALL);
+        root.addHandler(h);
+        java.util.logging.Logger transport = java.util.logging.Logger.getLogger("io.grpc.netty.NettyServerTransport.connections");
+        java.util.logging.Level was = transport.getLevel();
+        transport.setLevel(java.util.logging.Level.FINE);
+        try (BridgeServer server = FlightBridge.serve(ServeOptions.defaults().listen("127.0.0.1", 0))) {
+            for (int i = 0; i < 20; i++) {
+                try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
+                    s.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n\r\ngarbage".getBytes(StandardCharsets.US_ASCII));
+                    s.setSoTimeout(2000);
+                    s.getInputStream().read(new byte[100]);
+                } catch (java.io.IOException e) {
+                    // the server closed it: as it should
+                }
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (records.stream().filter(r -> r.getLoggerName().startsWith("io.grpc")).count() < 20 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+        } finally {
+            root.removeHandler(h);
+            transport.setLevel(was);
+        }
+        List<java.util.logging.LogRecord> grpc = records.stream().filter(r -> r.getLoggerName().startsWith("io.grpc")).toList();
+        System.out.println("[log] " + grpc.size() + " records from gRPC, e.g. " + (grpc.isEmpty() ? "none" : grpc.get(0).getLevel() + " "
+                + grpc.get(0).getMessage()));
+        assertEquals(20, grpc.size(), "one line a connection at FINE");
+        for (java.util.logging.LogRecord r : grpc) {
+            assertEquals(java.util.logging.Level.FINE, r.getLevel());
+            assertEquals(null, r.getThrown(), "a stack trace per connection");
+            assertTrue(r.getMessage().length() < 300, r.getMessage());
         }
     }
 }

@@ -1,7 +1,5 @@
 package dev.sharedarrays.flight.internal;
 
-import dev.sharedarrays.ArrayHandle;
-import dev.sharedarrays.ArrayPool;
 import dev.sharedarrays.ArrayQueue;
 import dev.sharedarrays.Backend;
 import dev.sharedarrays.CreateOptions;
@@ -10,13 +8,12 @@ import dev.sharedarrays.Lifetime;
 import dev.sharedarrays.SegmentInfo;
 import dev.sharedarrays.SharedArrays;
 import dev.sharedarrays.SharedNDArray;
+import dev.sharedarrays.flight.ServeOptions;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.Criteria;
@@ -31,19 +28,41 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * The server side: arrays and queues of this host's shm directory as Flight streams (DoGet and
  * DoPut through {@link FrameService}, the listings through Arrow's service).
  * DoGet queue/<name> is a consumer of the queue, DoPut queue/<name> a producer into it through
- * a pool of this server's (one per queue and tensor shape, kept while the server runs).
+ * a pool of this server's ({@link ServerPools}). Remote streams share one attachment per segment
+ * ({@link Attachments}) and hold at most {@link ServeOptions#maxInFlightPerStream} messages not
+ * yet on the wire; a reader that takes nothing for the stall timeout is ended.
  */
 public final class BridgeProducer extends NoOpFlightProducer implements AutoCloseable {
-    private final Map<String, ArrayPool<?>> pools = new ConcurrentHashMap<>();
+    private final Attachments arrays;
+    private final Attachments queues;
+    private final ServerPools pools;
+    private final int maxInFlight;
+    private final long stallNanos;
+    private final java.util.concurrent.ScheduledExecutorService reaper;
     private volatile boolean closed;
 
-    public BridgeProducer() {
+    public BridgeProducer(ServeOptions o) {
+        String streams = "ServeOptions.maxStreamsPerSegment, serve --max-streams";
+        this.arrays = new Attachments(o.maxStreamsPerSegment(), streams);
+        this.queues = new Attachments(o.maxStreamsPerSegment(), streams);
+        this.pools = new ServerPools(o.maxPools(), o.maxPoolBytes());
+        this.maxInFlight = o.maxInFlightPerStream();
+        this.stallNanos = o.stallTimeout().toNanos();
+        this.reaper = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "sharedarrays-flight-pools");
+            t.setDaemon(true);
+            return t;
+        });
+        reaper.scheduleWithFixedDelay(pools::reap, 1, 1, java.util.concurrent.TimeUnit.SECONDS);
     }
 
     /** What a call's exception tells the client. */
-    FlightRuntimeException toFlight(RuntimeException e) {
+    FlightRuntimeException toFlight(Throwable e) {
         if (e instanceof Waits.Stopped) {
             return CallStatus.CANCELLED.withDescription("the client went away or the server is stopping").toRuntimeException();
+        }
+        if (e instanceof Waits.Stalled) {
+            return CallStatus.TIMED_OUT.withDescription(e.getMessage()).toRuntimeException();
         }
         return Errors.toFlight(e);
     }
@@ -59,32 +78,42 @@ public final class BridgeProducer extends NoOpFlightProducer implements AutoClos
         }
     }
 
-    private static ArrayHandle handle(FlightPath p) {
-        return ArrayHandle.parse("shm://" + p.name());
+    private Attachments.Held openArray(FlightPath p) {
+        return arrays.open(p, SharedArrays::attach, SharedNDArray::id);
+    }
+
+    private Attachments.Held openQueue(FlightPath p) {
+        return queues.open(p, ArrayQueue::attach, q -> q.handle().id().orElse(0));
     }
 
     private void sendArray(FlightPath p, FrameService.Outbound out) {
-        SharedNDArray<?> a = SharedArrays.attach(handle(p));
-        TensorSchema s = new TensorSchema(a.dtype(), a.shape());
+        Attachments.Held held = openArray(p);
         try {
+            SharedNDArray<?> a = (SharedNDArray<?>) held.value;
+            TensorSchema s = new TensorSchema(a.dtype(), a.shape());
             out.send(Frames.schema(s.toArrow(), null));
-        } catch (RuntimeException e) {
-            a.close();
-            throw e;
+            held.retain(); // the array stays mapped until gRPC let go of its memory
+            out.send(Frames.array(Frames.batchHeader(s), a, held::release));
+        } finally {
+            held.endStream();
         }
-        out.send(Frames.array(Frames.batchHeader(s), a, a::close));
     }
 
     private void sendQueue(FlightPath p, FrameService.Outbound out, BooleanSupplier stop) {
-        ArrayQueue q = ArrayQueue.attach(handle(p));
-        // the queue maps the pools its messages live in: closed once gRPC let go of the last one
-        InFlight inFlight = new InFlight(q::close);
+        Attachments.Held held = openQueue(p);
+        ArrayQueue q = (ArrayQueue) held.value;
+        // this stream's messages that gRPC has not let go of yet, and how many it did let go of
+        java.util.concurrent.atomic.AtomicInteger outstanding = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
+        java.util.function.Supplier<String> stalled = () -> "the client of DoGet " + p + " took nothing for " + stallNanos / 1_000_000
+                + " ms while " + outstanding.get() + " message(s) waited for it; the stream was ended so that their pool slots go back"
+                + " (ServeOptions.stallTimeout, serve --stall-timeout)";
         TensorSchema schema = null;
         ByteBuffer header = null;
         try {
             while (true) {
                 if (schema != null) {
-                    Waits.ready(out::isReady, stop);
+                    Waits.until(() -> out.isReady() && outstanding.get() < maxInFlight, stop, written::get, stallNanos, stalled);
                 }
                 SharedNDArray<?> m = Waits.receive(q, stop);
                 if (m == null) {
@@ -105,17 +134,20 @@ public final class BridgeProducer extends NoOpFlightProducer implements AutoClos
                     throw new IllegalArgumentException("queue " + p.name() + " sent a " + s + " array into a stream of " + schema
                             + "; a Flight stream carries one element type and shape (the message was dropped)");
                 }
-                inFlight.add();
+                held.retain(); // the queue maps the pool the message lives in: closed once gRPC let go of it
+                outstanding.incrementAndGet();
                 out.send(Frames.array(header, m, () -> {
                     m.close();
-                    inFlight.release();
+                    outstanding.decrementAndGet();
+                    written.incrementAndGet();
+                    held.release();
                 }));
             }
             if (schema == null) {
                 out.send(Frames.schema(new Schema(List.of()), null));
             }
         } finally {
-            inFlight.release();
+            held.endStream();
         }
     }
 
@@ -184,7 +216,10 @@ public final class BridgeProducer extends NoOpFlightProducer implements AutoClos
     }
 
     private void receiveQueue(FlightPath p, Schema schema, Incoming in, BooleanSupplier stop) {
-        try (ArrayQueue q = ArrayQueue.attach(handle(p))) {
+        Attachments.Held held = openQueue(p);
+        ServerPools.Entry pool = null;
+        try {
+            ArrayQueue q = (ArrayQueue) held.value;
             if (schema.getFields().isEmpty()) {
                 Frame f;
                 while ((f = in.next()) != null) {
@@ -194,27 +229,23 @@ public final class BridgeProducer extends NoOpFlightProducer implements AutoClos
                 return;
             }
             TensorSchema s = TensorSchema.of(schema);
-            ArrayPool<?> pool = poolFor(p, s, q.capacity());
             Frame f;
             while ((f = in.nextBatch()) != null) {
                 try (Frame batch = f) {
-                    new Frames.Rows(batch, schema, s).sendEach(pool, q, stop, () -> { });
+                    if (pool == null) {
+                        pool = pools.use(p.name(), s, q.capacity()); // at the first batch: a schema alone holds no memory
+                    }
+                    new Frames.Rows(batch, schema, s).sendEach(pool.pool, q, stop, () -> { });
                 }
             }
             // the remote producer finished its stream: the queue ends, as a local producer's end() would
             q.end();
+        } finally {
+            if (pool != null) {
+                pools.done(pool);
+            }
+            held.endStream();
         }
-    }
-
-    /** This server's pool for puts into queue p of tensors s: a few slots, as the queue bounds what waits. */
-    private ArrayPool<?> poolFor(FlightPath p, TensorSchema s, int capacity) {
-        String key = p.name() + " " + s.dtype() + Arrays.toString(s.shape());
-        return pools.computeIfAbsent(key, k -> createPool(s.dtype(), Math.max(2, Math.min(capacity, 8)), s.shape()));
-    }
-
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private static ArrayPool<?> createPool(DType dtype, int slots, long[] shape) {
-        return ArrayPool.create(dtype, slots, shape.length == 0 ? new long[] {1} : shape);
     }
 
     @Override
@@ -280,9 +311,7 @@ public final class BridgeProducer extends NoOpFlightProducer implements AutoClos
     @Override
     public void close() {
         closed = true;
-        for (ArrayPool<?> p : pools.values()) {
-            p.close();
-        }
-        pools.clear();
+        reaper.shutdownNow();
+        pools.close();
     }
 }

@@ -1,5 +1,6 @@
 package dev.sharedarrays.flight.internal;
 
+import dev.sharedarrays.InsufficientSpaceException;
 import dev.sharedarrays.QueueAbandonedException;
 import dev.sharedarrays.SegmentExistsException;
 import dev.sharedarrays.SegmentNotFoundException;
@@ -19,6 +20,7 @@ final class Errors {
         CallStatus s = switch (e) {
             case SegmentNotFoundException x -> CallStatus.NOT_FOUND;
             case SegmentExistsException x -> CallStatus.ALREADY_EXISTS;
+            case InsufficientSpaceException x -> CallStatus.RESOURCE_EXHAUSTED;
             case IllegalArgumentException x -> CallStatus.INVALID_ARGUMENT;
             case QueueAbandonedException x -> CallStatus.UNAVAILABLE;
             case IllegalStateException x -> CallStatus.UNAVAILABLE;

@@ -92,12 +92,51 @@ public final class Frame implements AutoCloseable {
         return message != null && message.headerType() == MessageHeader.RecordBatch;
     }
 
-    /** The schema of a schema message. */
+    /** Fields a schema may have in all, and levels it may nest: a tensor's needs 2 and 2. */
+    static final int MAX_FIELDS = 1024;
+    static final int MAX_FIELD_DEPTH = 32;
+
+    /**
+     * The schema of a schema message. Its field tree is walked first, bounded: Arrow's reader
+     * recurses into children as the offsets lead, and a cyclic or very deep flatbuffer (offsets a
+     * peer chose) would overflow the stack.
+     */
     public Schema schema() {
         try {
+            checkFieldTree((org.apache.arrow.flatbuf.Schema) message.header(new org.apache.arrow.flatbuf.Schema()));
             return MessageSerializer.deserializeSchema(message);
-        } catch (RuntimeException e) {
+        } catch (org.apache.arrow.flight.FlightRuntimeException e) {
+            throw e;
+        } catch (RuntimeException | StackOverflowError e) {
             throw invalid("its schema does not parse: " + e);
+        }
+    }
+
+    /** Walks the fields without recursion: at most MAX_FIELDS of them, at most MAX_FIELD_DEPTH deep (a cycle is either). */
+    static void checkFieldTree(org.apache.arrow.flatbuf.Schema schema) {
+        java.util.ArrayDeque<org.apache.arrow.flatbuf.Field> fields = new java.util.ArrayDeque<>();
+        java.util.ArrayDeque<Integer> depths = new java.util.ArrayDeque<>();
+        for (int i = 0; i < schema.fieldsLength(); i++) {
+            fields.push(schema.fields(i));
+            depths.push(1);
+        }
+        int seen = 0;
+        while (!fields.isEmpty()) {
+            org.apache.arrow.flatbuf.Field f = fields.pop();
+            int depth = depths.pop();
+            if (++seen > MAX_FIELDS) {
+                throw invalid("its schema has more than " + MAX_FIELDS + " fields (or its field tree is a cycle)");
+            }
+            if (depth > MAX_FIELD_DEPTH) {
+                throw invalid("its schema nests fields more than " + MAX_FIELD_DEPTH + " deep (or its field tree is a cycle)");
+            }
+            if (f == null) {
+                continue;
+            }
+            for (int i = 0; i < f.childrenLength() && fields.size() <= MAX_FIELDS; i++) {
+                fields.push(f.children(i));
+                depths.push(depth + 1);
+            }
         }
     }
 

@@ -85,14 +85,24 @@ public final class FrameService {
                             }
                             producer.serveGet(t.getTicket().toByteArray(), out, gone::get);
                             out.close(Status.OK);
-                        } catch (RuntimeException e) {
-                            out.fail(producer.toFlight(e));
+                        } catch (RuntimeException | Error e) {
+                            // every call is answered, an Error's too: the client would otherwise wait for ever
+                            FlightRuntimeException f = producer.toFlight(e);
+                            out.fail(f);
+                            if (e instanceof Waits.Stalled) {
+                                reset(call, f, gone);
+                            }
                         }
                     });
                 }
 
                 @Override
                 public void onCancel() {
+                    gone.set(true);
+                }
+
+                @Override
+                public void onComplete() {
                     gone.set(true);
                 }
             };
@@ -109,7 +119,8 @@ public final class FrameService {
                     producer.servePut(in, gone::get);
                     call.sendHeaders(new Metadata());
                     call.close(Status.OK, new Metadata());
-                } catch (RuntimeException e) {
+                } catch (RuntimeException | Error e) {
+                    // every call is answered, an Error's too: the client would otherwise wait for ever
                     close(call, producer.toFlight(e));
                 } finally {
                     in.drop();
@@ -140,6 +151,22 @@ public final class FrameService {
                 }
             };
         };
+    }
+
+    /**
+     * A stream whose client reads nothing gets its status only behind the messages it does not
+     * read, and gRPC keeps those (and the pool slots under them) until the stream goes. Given a
+     * second to arrive, the status is followed by a reset (RST_STREAM: the client sees CANCELLED),
+     * which drops them.
+     */
+    private static void reset(ServerCall<?, ?> call, FlightRuntimeException why, AtomicBoolean done) {
+        long deadline = System.nanoTime() + 1_000_000_000L;
+        while (!done.get() && System.nanoTime() < deadline) {
+            java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
+        }
+        if (!done.get()) {
+            StreamReset.reset(call, Status.DEADLINE_EXCEEDED.withDescription(why.getMessage()));
+        }
     }
 
     private static void close(ServerCall<?, ?> call, FlightRuntimeException e) {

@@ -59,7 +59,34 @@ public final class Remote implements AutoCloseable {
         }
         this.channel = b.build();
         this.client = FlightGrpcUtils.createFlightClient(allocator, channel);
-        this.token = token;
+        this.token = token != null ? token : loopbackDefault(u.getHost());
+    }
+
+    /** This user's default token for a server on a loopback address (one of this user's, on this host), else null. */
+    private static String loopbackDefault(String host) {
+        try {
+            if (host == null || !java.net.InetAddress.getByName(host).isLoopbackAddress()) {
+                return null; // never sent to another host: it is this host's secret
+            }
+        } catch (java.net.UnknownHostException e) {
+            return null;
+        }
+        return TokenFile.readIfPresent(TokenFile.defaultPath());
+    }
+
+    /** The token this connection sends, or null. */
+    public String token() {
+        return token;
+    }
+
+    /** Options of a call through Arrow's own client ({@link #client}): the bearer token, if any. */
+    public org.apache.arrow.flight.CallOption[] arrowOptions() {
+        if (token == null) {
+            return new org.apache.arrow.flight.CallOption[0];
+        }
+        org.apache.arrow.flight.FlightCallHeaders h = new org.apache.arrow.flight.FlightCallHeaders();
+        h.insert("authorization", "Bearer " + token);
+        return new org.apache.arrow.flight.CallOption[] {new org.apache.arrow.flight.HeaderCallOption(h)};
     }
 
     /**

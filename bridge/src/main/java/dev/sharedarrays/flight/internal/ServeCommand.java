@@ -10,12 +10,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * {@code sharedarrays serve [--listen HOST:PORT] [--token-file F] [--tls CERT KEY]}: runs a bridge
- * server until the process is stopped. The library's command line calls {@link #run} when this
+ * {@code sharedarrays serve [--listen HOST:PORT] [--token-file F] [--tls CERT KEY]} and the limits of
+ * {@link ServeOptions} ({@code --max-streams}, {@code --max-in-flight}, {@code --stall-timeout},
+ * {@code --max-pools}, {@code --max-pool-bytes}): runs a bridge server until the process is stopped. The library's command line calls {@link #run} when this
  * module is on the class path.
  */
 public final class ServeCommand {
-    public static final String USAGE = "serve [--listen HOST:PORT] [--token-file F] [--tls CERT KEY]";
+    public static final String USAGE = "serve [--listen HOST:PORT] [--token-file F] [--tls CERT KEY] [--max-streams N]"
+            + " [--max-in-flight N] [--stall-timeout SECONDS] [--max-pools N] [--max-pool-bytes N]";
 
     private ServeCommand() {
     }
@@ -61,6 +63,25 @@ public final class ServeCommand {
                         Path key = Path.of(value(args, ++i, "--tls CERT KEY"));
                         o = o.tls(cert, key);
                     }
+                    case "--max-streams" -> o = o.maxStreamsPerSegment(number(value(args, ++i, "--max-streams N"), "--max-streams"));
+                    case "--max-in-flight" -> o = o.maxInFlightPerStream(number(value(args, ++i, "--max-in-flight N"), "--max-in-flight"));
+                    case "--stall-timeout" -> {
+                        String v = value(args, ++i, "--stall-timeout SECONDS");
+                        try {
+                            o = o.stallTimeout(java.time.Duration.ofMillis(Math.round(Double.parseDouble(v) * 1000)));
+                        } catch (NumberFormatException e) {
+                            throw new IllegalArgumentException("--stall-timeout takes seconds, e.g. 10 or 0.5; got " + v);
+                        }
+                    }
+                    case "--max-pools" -> o = o.maxPools(number(value(args, ++i, "--max-pools N"), "--max-pools"));
+                    case "--max-pool-bytes" -> {
+                        String v = value(args, ++i, "--max-pool-bytes N");
+                        try {
+                            o = o.maxPoolBytes(Long.parseLong(v));
+                        } catch (NumberFormatException e) {
+                            throw new IllegalArgumentException("--max-pool-bytes takes a number of bytes; got " + v);
+                        }
+                    }
                     default -> throw new IllegalArgumentException("serve: unknown option '" + args[i] + "'; usage: sharedarrays " + USAGE);
                 }
             }
@@ -71,12 +92,13 @@ public final class ServeCommand {
         BridgeServer server;
         try {
             server = FlightBridge.serve(o);
-        } catch (IllegalArgumentException | FlightBridgeException e) {
+        } catch (IllegalArgumentException | IllegalStateException | FlightBridgeException e) {
             err.println("sharedarrays: " + e.getMessage());
             return 1;
         }
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "sharedarrays-serve-stop"));
-        out.println("serving " + server.location() + (o.token() != null ? " (bearer token required)" : " (no token: loopback only)"));
+        out.println("serving " + server.location() + "; bearer token required: " + (server.tokenFile() != null
+                ? "this user's default, in " + server.tokenFile() : "the one of --token-file"));
         out.flush();
         try {
             server.awaitTermination();
@@ -84,6 +106,14 @@ public final class ServeCommand {
             Thread.currentThread().interrupt();
         }
         return 0;
+    }
+
+    private static int number(String v, String option) {
+        try {
+            return Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + " takes a whole number; got " + v);
+        }
     }
 
     private static String value(String[] args, int i, String usage) {

@@ -80,4 +80,36 @@ public final class Waits {
             LockSupport.parkNanos(50_000);
         }
     }
+
+    /** Thrown when the other end of a stream took nothing for longer than the stall timeout. */
+    public static final class Stalled extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Stalled(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /**
+     * Until {@code ok}; {@link Stalled} once {@code progress} (a count that grows when the other
+     * end takes something) stood still for stallNanos. Parks 50 µs at first, then up to 1 ms.
+     */
+    static void until(BooleanSupplier ok, BooleanSupplier stop, java.util.function.LongSupplier progress, long stallNanos,
+                      java.util.function.Supplier<String> stalled) {
+        long seen = progress.getAsLong();
+        long since = System.nanoTime();
+        long park = 50_000;
+        while (!ok.getAsBoolean()) {
+            check(stop);
+            long now = progress.getAsLong();
+            if (now != seen) {
+                seen = now;
+                since = System.nanoTime();
+            } else if (System.nanoTime() - since > stallNanos) {
+                throw new Stalled(stalled.get());
+            }
+            LockSupport.parkNanos(park);
+            park = Math.min(1_000_000, park + park / 8);
+        }
+    }
 }
