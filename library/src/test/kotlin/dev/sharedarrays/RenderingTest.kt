@@ -114,13 +114,30 @@ class RenderingTest : FunSpec({
         a.view(Slice.of(3, 6), Slice.of(4, 8)).fill(1.0) // exactly the block of cell (1, 1)
         a.view(Slice.of(6, 9), Slice.of(0, 2)).fill(1.0) // half of the block of cell (2, 0)
         val p = Pictures.of(a)
-        p.caption shouldContain "downsampled 2000x3000 -> 667x750 (mean of each 3x4 block)"
+        p.caption shouldContain "downsampled 2000x3000 -> 667x750 (mean of each 3x4 block; colours span the means)"
+        p.caption shouldContain "elements from 0 to 1"
         (p.plotWidth / p.cellWidth) shouldBe 750
         p.image.width shouldBeLessThanOrEqual 1000
         val img = decode(a)
         hex(cell(p, img, 1, 1)) shouldBe hex(ColorScale.HIGH_RGB)
         hex(cell(p, img, 2, 0)) shouldBe hex(ColorScale.rgb(0.5))
         hex(cell(p, img, 0, 0)) shouldBe hex(ColorScale.LOW_RGB)
+    }
+
+    test("a noisy downsampled array: the colour bar spans the block means the pixels show, not the raw extremes") {
+        // uniform noise in [0, 1): blocks of 4x4 elements average to about 0.3..0.7, never near 0 or 1
+        val a = NDArrays.random(3).uniform(3200, 3200)
+        val p = Pictures.of(a)
+        val img = decode(a)
+        val seen = HashSet<Int>()
+        for (r in 0 until p.plotHeight / p.cellHeight) for (c in 0 until p.plotWidth / p.cellWidth) seen += cell(p, img, r, c)
+        // the lowest and the highest block mean are the ends of the scale (drawn against the raw 0..1, none would be)
+        withClue("${seen.size} colours") {
+            seen shouldContain ColorScale.LOW_RGB
+            seen shouldContain ColorScale.HIGH_RGB
+        }
+        p.caption shouldContain "downsampled 3200x3200 -> 800x800 (mean of each 4x4 block; colours span the means)"
+        withClue(p.caption) { p.caption.any { it.startsWith("elements from ") && it.endsWith(" to 1") } shouldBe true }
     }
 
     test("a 1-D array is a line plot: the maximum on the top row, the minimum on the bottom, NaN a gap") {

@@ -24,6 +24,13 @@ final class Grid {
     /** Over the finite elements; NaN when there are none. */
     double min = Double.NaN;
     double max = Double.NaN;
+    /**
+     * The ends of the colour scale: the elements' min and max, or, for a downsampled grid, the
+     * min and max of its finite cells (block means): pixels and colour bar then agree, and a noisy
+     * array whose block means vary little is not drawn flat against its extremes.
+     */
+    double scaleMin = Double.NaN;
+    double scaleMax = Double.NaN;
     long nanCount;
     long posInfCount;
     long negInfCount;
@@ -79,6 +86,18 @@ final class Grid {
                         : inf[cc] == 1 ? Double.POSITIVE_INFINITY : inf[cc] == 2 ? Double.NEGATIVE_INFINITY : Double.NaN;
             }
         }
+        g.scaleMin = g.min;
+        g.scaleMax = g.max;
+        if (g.downsampled()) {
+            g.scaleMin = Double.NaN;
+            g.scaleMax = Double.NaN;
+            for (double x : g.cells) {
+                if (Double.isFinite(x)) {
+                    g.scaleMin = Double.isNaN(g.scaleMin) ? x : Math.min(g.scaleMin, x);
+                    g.scaleMax = Double.isNaN(g.scaleMax) ? x : Math.max(g.scaleMax, x);
+                }
+            }
+        }
         return g;
     }
 
@@ -105,7 +124,7 @@ final class Grid {
         return true;
     }
 
-    /** Where {@code x} lies on the scale from min to max: 0.5 for a constant array, NaN for NaN. */
+    /** Where {@code x} lies on the scale from scaleMin to scaleMax: 0.5 for a constant array, NaN for NaN. */
     double position(double x) {
         if (Double.isNaN(x)) {
             return Double.NaN;
@@ -113,10 +132,10 @@ final class Grid {
         if (Double.isInfinite(x)) {
             return x > 0 ? 1.0 : 0.0;
         }
-        if (Double.isNaN(min) || max == min) {
+        if (Double.isNaN(scaleMin) || scaleMax == scaleMin) {
             return 0.5;
         }
-        return (x - min) / (max - min);
+        return Math.min(1.0, Math.max(0.0, (x - scaleMin) / (scaleMax - scaleMin)));
     }
 
     static long ceilDiv(long a, long b) {

@@ -71,6 +71,13 @@ public final class Pictures {
             caption.set(0, header + nonFinite(g.nanCount, "NaN (grey)", g.posInfCount + g.negInfCount,
                     "infinite (ends of the scale)"));
         }
+        if (g.downsampled() && !mask) {
+            // the colour bar spans the block means the pixels show; the elements' own range is in the caption
+            caption.add("downsampled " + g.rows + "x" + g.cols + " -> " + g.height + "x" + g.width + " (mean of each "
+                    + g.rowBlock + "x" + g.colBlock + " block; colours span the means)");
+            caption.add("elements from " + low(v, g.min) + " to " + high(v, g.max));
+            return HeatMap.draw(g, caption, Text.number(g.scaleMin), Text.number(g.scaleMax), false);
+        }
         if (g.downsampled()) {
             caption.add("downsampled " + g.rows + "x" + g.cols + " -> " + g.height + "x" + g.width + " (mean of each "
                     + g.rowBlock + "x" + g.colBlock + " block)");
