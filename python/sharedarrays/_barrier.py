@@ -141,6 +141,10 @@ class Barrier(OnSegment):
                 if w.load64(B.BROKEN_REASON_OFFSET) != 0 and (w.load64(B.BROKEN_GENERATION_OFFSET) & 0xFFFFFFFF) == gen:
                     raise self._broken(w)
                 return parties - arrived
+            if w.load64(B.BROKEN_REASON_OFFSET) != 0:
+                # broken, the generation not bumped yet, or never (its breaker died between the two stores): a break
+                # attempt of ours would fail, and the loop would never sleep again
+                raise self._broken(w)
             now = time.monotonic_ns()
             waited = now - start
             if timeout_ns is not None and waited >= timeout_ns:

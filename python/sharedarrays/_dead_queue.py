@@ -16,8 +16,8 @@ import os
 import time
 from typing import NamedTuple
 
-from . import _proc
-from ._futex import SLICE_NANOS, Words
+from . import _mutex, _proc
+from ._futex import Wait, Words
 from ._layout import QueueDescriptor as Q
 from ._layout import SegmentDescriptor as D
 
@@ -55,7 +55,7 @@ def damaged(head: int, tail: int, cap: int) -> bool:
     """QueueProtocol.damaged: words (read unsigned) no queue of capacity cap can have; a queue has
     0 <= head <= tail <= head + cap, head below 2**63 (Java reads the words signed). Every loop from head
     to tail is bounded by cap only because of this check."""
-    return head >> 63 != 0 or tail < head or tail - head > cap
+    return head >> 63 != 0 or tail >> 63 != 0 or tail < head or tail - head > cap
 
 
 def damaged_message(where: str, head: int, tail: int, cap: int) -> str:
@@ -81,27 +81,6 @@ def _cell(position: int, cap: int) -> int:
     return Q.CELLS_OFFSET + Q.CELL_SIZE * (position % cap)
 
 
-def _lock(w: Words, deadline: int) -> bool:
-    """ProcessMutex.lock with a deadline: True once held; takes a dead holder's over; False if a live one kept it."""
-    me = _proc.self_ident()
-    off = Q.MUTEX_OFFSET
-    while True:
-        seen = w.load32(off + 8)
-        holder = w.load64(off)
-        if holder == 0:
-            if w.cas64(off, 0, me):
-                return True
-            continue
-        if not _proc.ident_alive(holder):
-            if w.cas64(off, holder, me):
-                return True
-            continue
-        left = deadline - time.monotonic_ns()
-        if left <= 0:
-            return False
-        w.sleep(off + 8, off + 12, seen, min(SLICE_NANOS, left))
-
-
 def _unlock(w: Words) -> None:
     w.store64(Q.MUTEX_OFFSET, 0)
     w.bump(Q.MUTEX_OFFSET + 8, Q.MUTEX_OFFSET + 12)
@@ -112,7 +91,7 @@ def pending_of_unused_queue(w: Words, cap: int) -> list[Pending]:
     holder = w.load64(Q.MUTEX_OFFSET)
     if holder != 0 and _proc.ident_alive(holder):
         return []
-    if not (w.cas64(Q.MUTEX_OFFSET, 0, _proc.self_ident()) or _lock(w, time.monotonic_ns() + _UNUSED_QUEUE_TIMEOUT_NS)):
+    if not (_mutex.try_lock(w, Q.MUTEX_OFFSET) or _mutex.lock(w, Q.MUTEX_OFFSET, Wait(_UNUSED_QUEUE_TIMEOUT_NS)) == 0):
         return []  # another process took the queue meanwhile: it is in use after all
     try:
         return pending(w, cap)
@@ -181,18 +160,21 @@ def _free(mm: mmap.mmap, data_length: int) -> int:
     if cap < 0:
         return 0
     tag = w.load64(Q.TAG_OFFSET)
-    pools: dict = {}
+    pools: dict = {}  # by id: one pool attached, or tried, once
     freed = 0
+    give_up = time.monotonic_ns() + _UNUSED_QUEUE_TIMEOUT_NS  # a second for all: an attach may wait for a lock
     try:
         for m in pending_of_unused_queue(w, cap):
+            if time.monotonic_ns() > give_up:
+                break  # what is left stays in flight until its pool goes
             if m.kind != _KIND_POOL_SLOT:
                 continue
-            if m.handle not in pools:
+            if m.id not in pools:
                 try:
-                    pools[m.handle] = _attach_segment(m.handle)
+                    pools[m.id] = _attach_segment(m.handle)
                 except Exception:
-                    pools[m.handle] = None  # gone, not ours, not a handle: its slots are not ours to free
-            pool = pools[m.handle]
+                    pools[m.id] = None  # gone, not ours, not a handle: its slots are not ours to free
+            pool = pools[m.id]
             if pool is None or pool.facts.id != m.id:
                 continue
             c = pool.words

@@ -191,10 +191,13 @@ def _acquire_writer(c: Words, what: str, left_ns: int | None, timeout_ns: int | 
         if cur == 0:
             if c.cas64(D.WRITER_OFFSET, 0, me):
                 break
+            wait = wait or Wait(left_ns, SPINS)
+            _expire_on_churn(c, wait, what, "write", timeout_ns)
             continue
         wait = wait or Wait(left_ns, SPINS)
         if not _await_writer_change(c, cur, wait):
             raise _timed_out(what, "write", cur, timeout_ns)
+        _expire_on_churn(c, wait, what, "write", timeout_ns)
     # the writer word is ours: no new reader gets in; wait for the present ones to leave
     try:
         _drain_readers(c, me, wait, left_ns, what, timeout_ns)
@@ -241,6 +244,7 @@ def _acquire_reader(c: Words, what: str, left_ns: int | None, timeout_ns: int | 
             wait = wait or Wait(left_ns, SPINS)
             if not _await_writer_change(c, w, wait):
                 raise _timed_out(what, "read", w, timeout_ns)
+            _expire_on_churn(c, wait, what, "read", timeout_ns)
             continue
         rseq = c.load32(D.READER_SEQ_OFFSET)
         s = _claim_slot(c, me, False)
@@ -259,6 +263,16 @@ def _acquire_reader(c: Words, what: str, left_ns: int | None, timeout_ns: int | 
         # a writer claimed the word between our two reads: step back so that it can proceed
         c.store64(_slot_offset(s), 0)
         c.bump(D.READER_SEQ_OFFSET, D.READER_WAITERS_OFFSET)
+        wait = wait or Wait(left_ns, SPINS)
+        _expire_on_churn(c, wait, what, "read", timeout_ns)
+
+
+def _expire_on_churn(c: Words, wait: Wait, what: str, kind: str, timeout_ns) -> None:
+    """ArrayLock.expireOnChurn: after a lost CAS or a changed writer word, a word another process keeps changing
+    must not carry a wait past its deadline."""
+    holder = c.load64(D.WRITER_OFFSET)
+    if holder != 0 and wait.expired():
+        raise _timed_out(what, kind, holder, timeout_ns)
 
 
 def _await_writer_change(c: Words, w: int, wait: Wait) -> bool:
@@ -279,8 +293,12 @@ def _await_writer_change(c: Words, w: int, wait: Wait) -> bool:
 
 
 def _claim_slot(c: Words, me: int, must_have: bool) -> int:
-    """A free reader slot, or one whose process died; -1 if all belong to live processes."""
+    """A free reader slot, or one whose process died; -1 if all belong to live processes. must_have (a writer covering
+    its read holds, whose word keeps new readers out) looks for 0.1 s at most: readers about to step back free theirs."""
+    give_up = time.monotonic_ns() + 100_000_000
     for pass_ in range(1_000_000 if must_have else 2):
+        if pass_ > 1 and time.monotonic_ns() > give_up:
+            break
         for i in range(D.READER_SLOTS):
             r = c.load64(_slot_offset(i))
             if r == 0 and c.cas64(_slot_offset(i), 0, me):

@@ -23,18 +23,27 @@ def lock(w: Words, off: int, wait: Wait) -> int:
     for _ in range(TRY_SPINS):
         if w.load64(off) == 0 and w.cas64(off, 0, me):
             return 0
+    last = 0  # the last holder seen: what a wait that ran out reports
     while True:
         seen = w.load32(off + 8)
         holder = w.load64(off)
         if holder == 0:
             if w.cas64(off, 0, me):
                 return 0
+            # taken between the load and the CAS: a word that keeps changing must not outlast the deadline
+            last = w.load64(off) or last
+            if wait.expired() and last:
+                return last
             continue
+        last = holder
         expired = wait.expired()
         # a last look before giving up: a dead holder is taken over even by a zero wait
         if (wait.liveness_due() or expired) and not _proc.ident_alive(holder):
             if w.cas64(off, holder, me):
                 return 0
+            now = w.load64(off)
+            if expired and now:
+                return now  # another contender took it first; a word cycling through dead idents ends here too
             continue
         if expired:
             return holder

@@ -15,6 +15,7 @@ import fcntl
 import secrets
 import struct
 import threading
+import time
 import weakref
 from typing import Iterator, NamedTuple
 
@@ -26,7 +27,7 @@ from ._dead_queue import damaged, damaged_message, publish_dead_senders_cell
 from ._dead_queue import pending as _pending
 from ._errors import InvalidSegmentError, QueueAbandonedError, WaitTimeoutError
 from ._futex import Wait, Words
-from ._layout import BY_CODE, MASK64, QueueDescriptor as Q
+from ._layout import BY_CODE, MASK64, QueueDescriptor as Q, data_length
 from ._pool import Pool, Slot, in_queue
 from ._words import OnSegment, data_words, ns
 
@@ -102,6 +103,9 @@ class ArrayView:
 
 
 def _check_bounds(offset: int, shape, strides, count: int, what: str) -> None:
+    if data_length(tuple(shape), 1) < 0:  # StridedLayout.within: strides of 0 repeat elements, so the product counts alone
+        raise InvalidSegmentError(f"{what}: view shape {list(shape)} has a dimension below 1 or more elements than an array"
+                                  " may have")
     lo = hi = offset
     for n, s in zip(shape, strides):
         if n < 1:
@@ -319,8 +323,9 @@ class Queue(OnSegment):
                 finally:
                     _mutex.unlock(w, Q.MUTEX_OFFSET)
                 wait = wait or Wait(timeout_ns)
-                if not self._wait_for_change(w, wait, Q.TAKE_SEQ_OFFSET, Q.TAKE_WAITERS_OFFSET, seen, Q.CONSUMERS_OFFSET,
-                                             "consumer", "full"):
+                # each pass, not only the wait: a take word that another process keeps bumping ends no wait
+                if wait.expired() or not self._wait_for_change(w, wait, Q.TAKE_SEQ_OFFSET, Q.TAKE_WAITERS_OFFSET, seen,
+                                                               Q.CONSUMERS_OFFSET, "consumer", "full"):
                     return False
 
     def _cell(self, p: int) -> int:
@@ -409,8 +414,9 @@ class Queue(OnSegment):
                 _mutex.unlock(w, Q.MUTEX_OFFSET)
             wait = wait or Wait(timeout_ns)
             try:
-                if not self._wait_for_change(w, wait, Q.PUT_SEQ_OFFSET, Q.PUT_WAITERS_OFFSET, seen, Q.PRODUCERS_OFFSET,
-                                             "producer", "empty"):
+                # each pass, not only the wait: a put word that another process keeps bumping ends no wait
+                if wait.expired() or not self._wait_for_change(w, wait, Q.PUT_SEQ_OFFSET, Q.PUT_WAITERS_OFFSET, seen,
+                                                               Q.PRODUCERS_OFFSET, "producer", "empty"):
                     return _TIMED_OUT
             except QueueAbandonedError as e:
                 # every producer died, the last perhaps mid-send (slot moved, tail not yet advanced): one more
@@ -550,13 +556,18 @@ class Queue(OnSegment):
             pending = [self._read(w, self._cell(m.position), m.position) for m in _pending(w, self.capacity)]
         finally:
             _mutex.unlock(w, Q.MUTEX_OFFSET)
+        give_up = time.monotonic_ns() + _PENDING_TIMEOUT_NS  # a second for all: an attach may wait for a lock
+        unreachable = set()  # pools (by id) that could not be attached: tried once
         for m in pending:
-            if m is None or m.kind != POOL_SLOT:
+            if time.monotonic_ns() > give_up:
+                return  # what is left stays in flight until its pool goes
+            if m is None or m.kind != POOL_SLOT or m.id in unreachable:
                 continue
             try:
                 self._pool_of(m)._move(m.index, in_queue(self.tag, m.position), 0)
             except Exception:
-                pass  # the pool is gone: its slots went with it
+                if m.id not in self._pools:
+                    unreachable.add(m.id)  # the pool is gone or not ours: its slots went with it
 
     def close(self) -> None:
         """Lets go of the queue: leaves as producer/consumer; the creator of an "owner" queue also ends it; the

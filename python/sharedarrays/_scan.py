@@ -91,8 +91,17 @@ def read_fd(fd: int, p: str) -> SegmentInfo:
     kind, used, capacity = occupancy(f.etype.name, f.shape, head, control)
     return SegmentInfo(p, str(handle), f.etype.descr, f.shape, f.data_length, f.id,
                        Participant(f.creator_pid, f.creator_start, _proc.is_alive(f.creator_pid, f.creator_start)), attached,
-                       f.lifetime, f.backend, datetime.datetime.fromtimestamp(f.created_millis / 1000, datetime.timezone.utc), kind,
-                       used, capacity)
+                       f.lifetime, f.backend, _created(f.created_millis), kind, used, capacity)
+
+
+def _created(millis: int) -> datetime.datetime:
+    """The creation time; one that datetime cannot hold (a word another process wrote) is clamped to its range, as Java's
+    Instant holds it, so that ls and sweep still see the segment."""
+    lo, hi = datetime.datetime.min.replace(tzinfo=datetime.timezone.utc), datetime.datetime.max.replace(tzinfo=datetime.timezone.utc)
+    try:
+        return datetime.datetime.fromtimestamp(millis / 1000, datetime.timezone.utc)
+    except (ValueError, OverflowError, OSError):
+        return hi if millis > 0 else lo
 
 
 def pool_slots(control: bytes) -> int:

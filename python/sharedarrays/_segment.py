@@ -549,6 +549,15 @@ def open_checked(p: str, verb: str = "attach", read_write: bool = True, trusted:
 
 def _lock_shared(fd: int, p: str, verb: str) -> None:
     """SegmentFile.lockShared: LOCK_SH (a remover holds LOCK_EX only for a moment), then the path must still name it."""
+    _flock_shared(fd, p, verb)
+    now = os.fstat(fd)
+    if now.st_nlink == 0 or not _named_by(now, p):
+        raise SegmentNotFoundError(f"cannot {verb} {p}: it was removed meanwhile")
+
+
+def _flock_shared(fd: int, p: str, verb: str) -> None:
+    """LOCK_SH on fd, waiting at most _LOCK_WAIT_NS: one who holds LOCK_EX for long (a process that locks its own file or
+    the memfd it passed) is not waited for, so no attach blocks without end."""
     deadline = time.monotonic_ns() + _LOCK_WAIT_NS
     while True:
         try:
@@ -559,9 +568,6 @@ def _lock_shared(fd: int, p: str, verb: str) -> None:
                 raise InvalidSegmentError(f"cannot {verb} {p}: another process has held it exclusively (flock LOCK_EX) for "
                                           f"{_LOCK_WAIT_NS // 1_000_000} ms; only a remover should, and only for a moment") from None
             time.sleep(0)
-    now = os.fstat(fd)
-    if now.st_nlink == 0 or not _named_by(now, p):
-        raise SegmentNotFoundError(f"cannot {verb} {p}: it was removed meanwhile")
 
 
 def attach_file(p: str, expected: Handle, handle_of: Callable[[int], Handle], trusted: frozenset = frozenset()) -> Segment:
@@ -616,7 +622,7 @@ def attach_memfd_fd(fd: int, h: Handle, proc: str, trusted: frozenset = frozense
         if seals & needed != needed:
             raise not_sealed(f"a memfd without the seals against shrink and grow (seals 0x{seals:x})")
         check_stat(s, proc, "attach", trusted)
-        fcntl.flock(fd, fcntl.LOCK_SH)
+        _flock_shared(fd, proc, "attach")  # bounded: the owner of a memfd may hold LOCK_EX on it
     except BaseException:
         os.close(fd)
         raise

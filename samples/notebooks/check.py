@@ -69,10 +69,15 @@ def expect(text, *wanted):
 
 
 def check_numpy(nb):
-    text, pngs = outputs(cell_with(nb, "var a = NDArrays.arange"))
+    first = cell_with(nb, "var a = NDArrays.arange")
+    text, pngs = outputs(first)
     expect(text, "[[ 0.  1.  2.  3.]", " [ 8.  9. 10. 11.]]")
     if len(pngs) != 1 or not pngs[0].startswith(PNG):
         fail("the first array has no image/png output")
+    # JupyterLab renders the richest type of a bundle: the HTML holds the text and the picture both
+    html = "".join(o.get("data", {}).get("text/html", "") for o in first.outputs)
+    if "<pre>[[ 0.  1.  2.  3.]" not in html or '<img src="data:image/png;base64,' not in html:
+        fail(f"the array's text/html should hold its text and its picture: {html[:200]!r}")
     text, _ = outputs(cell_with(nb, "var row = a.select"))
     expect(text, "[ 4. -1. -1.  7.]", "27.0")
     text, _ = outputs(cell_with(nb, "var centered"))
@@ -198,6 +203,31 @@ def check_interrupt_and_restart(shm):
     return took
 
 
+def check_abort_queued(shm):
+    """A failed cell aborts the cells queued behind it (as ipykernel does: "Run All" stops at the first error); a
+    cell sent after the error runs."""
+    k = Kernel()
+    try:
+        ids = [k.kc.execute(code) for code in ('Integer.parseInt("x")',
+                                               'var q = SharedArrays.create(F64.TYPE, 8); q.handle()',
+                                               '"queued"')]
+        replies = {}
+        while len(replies) < len(ids):
+            m = k.kc.get_shell_msg(timeout=60)
+            if m["parent_header"].get("msg_id") in ids:
+                replies[m["parent_header"]["msg_id"]] = m["content"]["status"]
+        statuses = [replies[i] for i in ids]
+        if statuses != ["error", "aborted", "aborted"]:
+            fail(f"a failed cell and two queued behind it: replies {statuses}, want error, aborted, aborted")
+        if left(shm):
+            fail(f"an aborted cell ran: {left(shm)} in {shm}")
+        r = k.run('"after"')
+        if r is None or r["data"]["text/plain"] != '"after"':
+            fail(f"a cell sent after the error should run, got {r}")
+    finally:
+        k.shutdown()
+
+
 def check_failing_cell(tmp):
     """bin/notebook --execute: exit status 1 when a cell fails, the executed notebook written with the error."""
     nb = nbformat.v4.new_notebook()
@@ -208,12 +238,20 @@ def check_failing_cell(tmp):
                 nbformat.v4.new_code_cell('"not reached"')]
     src, dst = tmp / "failing.ipynb", tmp / "failing.out.ipynb"
     nbformat.write(nb, src)
-    rc = subprocess.run([sys.executable, str(ROOT / "notebook" / "execute.py"), str(src), str(dst)],
-                        stderr=subprocess.DEVNULL).returncode
+    run = subprocess.run([sys.executable, str(ROOT / "notebook" / "execute.py"), str(src), str(dst)],
+                         stderr=subprocess.PIPE, text=True)
+    rc, err = run.returncode, run.stderr
+    if f"cell 3 of {src} failed:" not in err or "java.lang.NumberFormatException: For input string" not in err \
+            or "at cell line 1" not in err or "dev.sharedarrays.notebook" in err:
+        fail(f"--execute of a failing notebook should print the cell's exception, not the kernel's frames:\n{err}")
     out = nbformat.read(dst, as_version=4)
     errors = [o for o in out.cells[2].outputs if o.output_type == "error"]
-    if rc != 1 or not errors or "NumberFormatException" not in errors[0].evalue or out.cells[3].outputs:
+    if rc != 1 or not errors or errors[0].ename != "java.lang.NumberFormatException" or out.cells[3].outputs:
         fail(f"a failing cell: exit status {rc} (want 1), outputs {[c.outputs for c in out.cells]}")
+    tb = errors[0].traceback
+    if not tb[0].startswith("java.lang.NumberFormatException: For input string") or "    at cell line 1" not in tb \
+            or any("dev.sharedarrays.notebook" in line or "jdk.jshell" in line for line in tb):
+        fail(f"the error shows its type, message and the stack down to the cell, none of the kernel's frames: {tb}")
     if "shm://" not in out.cells[0].outputs[0].data["text/plain"] or out.cells[1].outputs:
         fail(f"a cell ending in a comment, and one of a comment alone: {out.cells[0].outputs}, {out.cells[1].outputs}")
 
@@ -274,6 +312,8 @@ def main():
         if left(shm):
             fail(f"a kernel whose cell failed left {left(shm)} in {shm}")
         print("notebook check: a failing cell makes --execute exit with 1 and leaves nothing")
+        check_abort_queued(shm)
+        print("notebook check: a failed cell aborted the two queued behind it; a cell sent after it ran")
         took = check_interrupt_and_restart(shm)
         print(f"notebook check: two interrupted cells ended in {took:.1f} s; a restart and a shutdown left nothing")
         check_orphan(shm)

@@ -508,12 +508,20 @@ public final class ArrayQueue implements AutoCloseable {
         } catch (WaitTimeoutException e) {
             return;
         }
+        // one second for all (an attach may wait for a lock), and a pool that cannot be attached is tried once
+        long deadline = System.nanoTime() + PENDING_TIMEOUT_NANOS;
+        java.util.Set<Long> unreachable = new java.util.HashSet<>();
         for (QueueMessage m : pending) {
-            if (m.kind() == QueueMessage.Kind.POOL_SLOT) {
+            if (System.nanoTime() - deadline > 0) {
+                return; // what is left stays in flight until its pool goes
+            }
+            if (m.kind() == QueueMessage.Kind.POOL_SLOT && !unreachable.contains(m.id())) {
                 try {
                     poolOf(m).move((int) m.index(), protocol.inFlightOwner(m), 0L);
                 } catch (RuntimeException e) {
-                    // the pool is gone: its slots went with it
+                    if (!pools.containsKey(m.id())) {
+                        unreachable.add(m.id()); // gone or not ours: its slots went with it
+                    }
                 }
             }
         }

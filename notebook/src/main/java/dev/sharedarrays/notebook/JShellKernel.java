@@ -1,11 +1,10 @@
 package dev.sharedarrays.notebook;
 
-import dev.sharedarrays.SharedNDArray;
-import dev.sharedarrays.notebook.internal.ArrayDisplay;
 import dev.sharedarrays.notebook.internal.CapturingExecutionControl;
+import dev.sharedarrays.notebook.internal.CellKernel;
 import java.io.File;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -17,24 +16,17 @@ import jdk.jshell.SnippetEvent;
 import jdk.jshell.SourceCodeAnalysis;
 import jdk.jshell.UnresolvedReferenceException;
 import jdk.jshell.VarSnippet;
-import org.dflib.jjava.jupyter.kernel.BaseKernel;
-import org.dflib.jjava.jupyter.kernel.JupyterIO;
 import org.dflib.jjava.jupyter.kernel.LanguageInfo;
 import org.dflib.jjava.jupyter.kernel.ReplacementOptions;
-import org.dflib.jjava.jupyter.kernel.comm.CommManager;
 import org.dflib.jjava.jupyter.kernel.display.DisplayData;
-import org.dflib.jjava.jupyter.kernel.display.Renderer;
-import org.dflib.jjava.jupyter.kernel.magic.MagicsRegistry;
-import org.dflib.jjava.jupyter.kernel.util.StringStyler;
-import org.dflib.jjava.jupyter.kernel.util.TextColor;
 
 /**
  * A Java kernel: each cell is split into JShell snippets and run in this JVM; the value of a cell
- * that ends in an expression is its result, shown as text, and an array also as a picture
- * ({@link ArrayDisplay}). An interrupt stops the running cell (JShell's stop: a check on every
- * loop and method entry of the cell's code, and a thread interrupt for sleeps and waits).
+ * that ends in an expression is its result ({@link CellKernel} shows it). An interrupt stops the
+ * running cell (JShell's stop: a check on every loop and method entry of the cell's code, and a
+ * thread interrupt for sleeps and waits).
  */
-final class JShellKernel extends BaseKernel {
+final class JShellKernel extends CellKernel {
     /** What every cell can use without imports. */
     static final List<String> IMPORTS = List.of(
             "import dev.sharedarrays.*;",
@@ -44,15 +36,13 @@ final class JShellKernel extends BaseKernel {
 
     private final JShell shell;
     private volatile boolean interrupted;
+    /** The cell line each snippet of the running cell starts on (snippet id -> line), for its stack frames. */
+    private final Map<String, Integer> snippetLines = new HashMap<>();
 
     JShellKernel(String version) {
         super("shared-arrays Java", version,
                 new LanguageInfo.Builder("java").version(Runtime.version().toString()).mimetype("text/x-java-source")
-                        .fileExtension(".jshell").pygments("java").codemirror("text/x-java").build(),
-                List.of(), null, new JupyterIO(StandardCharsets.UTF_8), new CommManager(), new Renderer(), null,
-                new MagicsRegistry(), false,
-                new StringStyler.Builder().addPrimaryStyle(TextColor.BOLD_RESET_FG)
-                        .addSecondaryStyle(TextColor.BOLD_RED_FG).addHighlightStyle(TextColor.BOLD_RESET_FG).build());
+                        .fileExtension(".jshell").pygments("java").codemirror("text/x-java").build());
         shell = JShell.builder()
                 .executionEngine(new CapturingExecutionControl.Provider(), Map.of())
                 .build();
@@ -66,25 +56,11 @@ final class JShellKernel extends BaseKernel {
         }
     }
 
-    @Override
-    public DisplayData eval(String source) {
-        Object v = evalRaw(source);
-        if (v == null) {
-            return null;
-        }
-        if (v instanceof DisplayData d) {
-            return d;
-        }
-        if (v instanceof SharedNDArray<?> a) {
-            return ArrayDisplay.of(a);
-        }
-        return getRenderer().render(v);
-    }
-
     /** Runs every snippet of the cell in turn; the value of the last, if it is an expression. */
     @Override
     public Object evalRaw(String source) {
         interrupted = false;
+        snippetLines.clear();
         SourceCodeAnalysis analysis = shell.sourceCodeAnalysis();
         String rest = source;
         Object value = null;
@@ -97,27 +73,48 @@ final class JShellKernel extends BaseKernel {
             if (info.remaining().length() >= rest.length() && (snippet == null || snippet.isBlank())) {
                 break; // nothing consumed: only comments or blanks are left
             }
+            int line = lineOf(source, source.length() - rest.length() + leadingBlank(rest));
             rest = info.remaining();
             if (snippet == null || snippet.isBlank()) {
                 if (info.completeness() == SourceCodeAnalysis.Completeness.UNKNOWN) {
-                    throw new IllegalArgumentException(diagnostics(rest, shell.eval(rest)));
+                    throw new CompileError(diagnostics(rest, shell.eval(rest), lineOf(source, source.length() - rest.length())));
                 }
                 continue;
             }
-            value = run(snippet);
+            value = run(snippet, line);
         }
         return value;
     }
 
-    private Object run(String snippet) {
+    /** The 1-based line of offset {@code at} in {@code s}. */
+    private static int lineOf(String s, int at) {
+        int line = 1;
+        for (int i = 0; i < at && i < s.length(); i++) {
+            if (s.charAt(i) == '\n') {
+                line++;
+            }
+        }
+        return line;
+    }
+
+    private static int leadingBlank(String s) {
+        int i = 0;
+        while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
+            i++;
+        }
+        return i;
+    }
+
+    private Object run(String snippet, int line) {
         List<SnippetEvent> events = shell.eval(snippet);
         Object value = null;
         for (SnippetEvent e : events) {
             if (e.causeSnippet() != null) {
                 continue; // an update of a dependent snippet, not this one
             }
+            snippetLines.put(e.snippet().id(), line);
             if (e.status() == Snippet.Status.REJECTED) {
-                throw new IllegalArgumentException(diagnostics(snippet, events));
+                throw new CompileError(diagnostics(snippet, events, line));
             }
             if (e.exception() instanceof UnresolvedReferenceException u) {
                 throw new IllegalStateException("unresolved: " + u.getSnippet().source());
@@ -136,21 +133,20 @@ final class JShellKernel extends BaseKernel {
         return value;
     }
 
-    private String diagnostics(String snippet, List<SnippetEvent> events) {
+    /** Each error as "line L, column C: message" in the cell's lines (the snippet starts on line {@code first}). */
+    private String diagnostics(String snippet, List<SnippetEvent> events, int first) {
         List<String> lines = new ArrayList<>();
         for (SnippetEvent e : events) {
             for (Diag d : shell.diagnostics(e.snippet()).collect(Collectors.toList())) {
                 if (d.isError()) {
-                    lines.add(d.getMessage(null) + " (at: " + excerpt(snippet, (int) d.getStartPosition()) + ")");
+                    int at = (int) Math.max(0, Math.min(d.getStartPosition(), snippet.length()));
+                    int lineStart = snippet.lastIndexOf('\n', at - 1) + 1;
+                    lines.add("line " + (first + lineOf(snippet, at) - 1) + ", column " + (at - lineStart + 1) + ": "
+                            + d.getMessage(null));
                 }
             }
         }
         return lines.isEmpty() ? "cannot compile: " + snippet.strip() : String.join("\n", lines);
-    }
-
-    private static String excerpt(String s, int at) {
-        int from = Math.max(0, Math.min(at, s.length()));
-        return s.substring(from, Math.min(s.length(), from + 40)).strip();
     }
 
     @Override
@@ -182,19 +178,63 @@ final class JShellKernel extends BaseKernel {
     }
 
     @Override
-    public List<String> formatError(Throwable e) {
-        List<String> lines = new ArrayList<>();
-        if (e instanceof CellException c && c.getCause() instanceof EvalException ee) {
-            lines.add(ee.getExceptionClassName() + ": " + ee.getMessage());
-            for (StackTraceElement t : ee.getStackTrace()) {
-                if (t.getClassName().startsWith("REPL.") || t.getClassName().startsWith("dev.sharedarrays")) {
-                    lines.add("    at " + t);
-                }
-            }
-            return lines;
+    protected Failure describe(Exception e) {
+        if (e instanceof CompileError c) {
+            List<String> lines = new ArrayList<>(List.of("compile error:"));
+            lines.addAll(List.of(c.getMessage().split("\n")));
+            return new Failure("CompileError", c.getMessage(), lines);
         }
-        lines.add(e.getMessage() == null ? e.toString() : e.getMessage());
-        return lines;
+        if (e instanceof CellException c && c.getCause() instanceof jdk.jshell.JShellException je) {
+            List<String> lines = new ArrayList<>();
+            String type = je instanceof EvalException ee ? ee.getExceptionClassName() : je.getClass().getName();
+            for (Throwable t = je; t != null; t = t.getCause()) {
+                String name = t instanceof EvalException ee ? ee.getExceptionClassName() : t.getClass().getName();
+                lines.add((t == je ? "" : "Caused by: ") + name + (t.getMessage() == null ? "" : ": " + t.getMessage()));
+                lines.addAll(cellFrames(t.getStackTrace()));
+            }
+            return new Failure(type, je.getMessage() == null ? "" : je.getMessage(), lines);
+        }
+        if (e instanceof CellException c) {
+            return new Failure("Interrupted", c.getMessage(), List.of(c.getMessage()));
+        }
+        String m = e.getMessage() == null ? e.toString() : e.getMessage();
+        return new Failure(e.getClass().getSimpleName(), m, List.of(e.getClass().getSimpleName() + ": " + m));
+    }
+
+    /**
+     * The frames down to the cell's last, the cell's as "at cell line L" (JShell names a snippet's
+     * frames after its id, "#12", with lines within the snippet); the kernel's own frames below
+     * the cell are dropped.
+     */
+    private List<String> cellFrames(StackTraceElement[] frames) {
+        int last = -1;
+        for (int i = 0; i < frames.length; i++) {
+            if (isCell(frames[i])) {
+                last = i;
+            }
+        }
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < (last < 0 ? frames.length : last + 1); i++) {
+            StackTraceElement f = frames[i];
+            if (isCell(f)) {
+                Integer start = f.getFileName() == null ? null : snippetLines.get(f.getFileName().substring(1));
+                out.add("    at cell" + (start == null || f.getLineNumber() < 1 ? "" : " line " + (start + f.getLineNumber() - 1)));
+            } else {
+                out.add("    at " + f);
+            }
+        }
+        return out;
+    }
+
+    private static boolean isCell(StackTraceElement f) {
+        return f.getClassName().startsWith("REPL.");
+    }
+
+    /** A cell that does not compile: each error with its line and column in the cell. */
+    static final class CompileError extends RuntimeException {
+        CompileError(String message) {
+            super(message);
+        }
     }
 
     /** A cell that threw, or was interrupted. */

@@ -1,5 +1,7 @@
 package dev.sharedarrays.internal.array;
 
+import dev.sharedarrays.internal.kernel.ShapeLimits;
+
 import java.util.Arrays;
 
 /**
@@ -209,10 +211,12 @@ public record StridedLayout(long offset, long[] shape, long[] strides) {
 
     /**
      * The layout these numbers (from another process: a queue message) describe, or null if it
-     * reaches outside elements [0, count) or its arithmetic overflows.
+     * reaches outside elements [0, count), its arithmetic overflows, or it has more elements than
+     * an array may (strides of 0 repeat elements: the product of the shape is checked on its own).
      */
     public static StridedLayout within(long offset, long[] shape, long[] strides, long count) {
-        if (shape.length != strides.length || shape.length < 1) {
+        if (shape.length != strides.length || shape.length < 1 || shape.length > ShapeLimits.MAX_DIMS
+                || ShapeLimits.dataLength(shape, 1) < 0) {
             return null;
         }
         long lo = offset;

@@ -26,6 +26,8 @@ import java.util.Map;
  */
 final class DeadQueueSlots implements Sweeper.BeforeRemove {
     static final DeadQueueSlots INSTANCE = new DeadQueueSlots();
+    /** What a removal spends on giving slots back, at most: the rest stay in flight until their pools go. */
+    private static final long TIME_BUDGET_NANOS = 1_000_000_000L;
 
     private DeadQueueSlots() {
     }
@@ -42,9 +44,14 @@ final class DeadQueueSlots implements Sweeper.BeforeRemove {
             return;
         }
         QueueProtocol queue = new QueueProtocol(data, capacity, String.valueOf(info.path()));
-        Map<String, Segment> pools = new HashMap<>();
+        Map<Long, Segment> pools = new HashMap<>();
+        // a second for all (an attach may wait for a lock), and each pool (by id) attached or tried once
+        long deadline = System.nanoTime() + TIME_BUDGET_NANOS;
         try {
             for (QueueMessage m : queue.pendingOfUnusedQueue()) {
+                if (System.nanoTime() - deadline > 0) {
+                    return;
+                }
                 if (m.kind() == QueueMessage.Kind.POOL_SLOT) {
                     free(m, queue.inFlightOwner(m), pools);
                 }
@@ -58,8 +65,11 @@ final class DeadQueueSlots implements Sweeper.BeforeRemove {
         }
     }
 
-    private static void free(QueueMessage m, long inFlight, Map<String, Segment> pools) {
-        Segment pool = pools.computeIfAbsent(m.handle(), DeadQueueSlots::attachPool);
+    private static void free(QueueMessage m, long inFlight, Map<Long, Segment> pools) {
+        if (!pools.containsKey(m.id())) {
+            pools.put(m.id(), attachPool(m.handle())); // null too: one that cannot be attached is not tried again
+        }
+        Segment pool = pools.get(m.id());
         if (pool == null || pool.facts().id() != m.id()) {
             return;
         }

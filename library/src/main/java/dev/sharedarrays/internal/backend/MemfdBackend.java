@@ -111,10 +111,7 @@ final class MemfdBackend implements SegmentBackend<ArrayHandle.Memfd> {
                         : "a memfd without the seals against shrink and grow (seals 0x" + Integer.toHexString(seals) + ")");
             }
             SegmentFile.check(s, where, options::trusts, "attach");
-            int err = Libc.flock(fd, Libc.LOCK_SH);
-            if (err != 0) {
-                throw Libc.failure("flock(LOCK_SH)", where, err);
-            }
+            SegmentFile.lockShared(fd, where, "attach"); // bounded: the owner of a memfd may hold LOCK_EX on it
             size = s.size();
         } catch (RuntimeException | Error e) {
             Libc.close(fd);

@@ -134,7 +134,21 @@ public final class SegmentFile implements AutoCloseable {
      * @throws SegmentNotFoundException if path no longer names this file
      */
     public void lockShared(String verb) {
-        // a remover holds LOCK_EX for a moment; one that holds it for long is not waited for
+        lockShared(fd, path.toString(), verb);
+        FileStat now = Libc.fstat(fd, path.toString());
+        if (now.nlink() == 0 || !now.isNamedBy(path.toString())) {
+            throw new SegmentNotFoundException("cannot " + verb + " " + path + ": it was removed meanwhile");
+        }
+    }
+
+    /**
+     * flock(LOCK_SH) on fd, waiting at most LOCK_WAIT_NANOS: a remover holds LOCK_EX for a moment,
+     * and one that holds it for long (a process that locks its own file, a memfd it passed) is not
+     * waited for, so no attach blocks without end.
+     *
+     * @throws InvalidSegmentException if another process held LOCK_EX all that time
+     */
+    public static void lockShared(int fd, String where, String verb) {
         long deadline = System.nanoTime() + LOCK_WAIT_NANOS;
         int err;
         while ((err = Libc.flock(fd, Libc.LOCK_SH | Libc.LOCK_NB)) == Libc.EWOULDBLOCK && System.nanoTime() < deadline) {
@@ -142,15 +156,11 @@ public final class SegmentFile implements AutoCloseable {
             Thread.yield();
         }
         if (err == Libc.EWOULDBLOCK) {
-            throw new InvalidSegmentException("cannot " + verb + " " + path + ": another process has held it exclusively (flock LOCK_EX) for "
+            throw new InvalidSegmentException("cannot " + verb + " " + where + ": another process has held it exclusively (flock LOCK_EX) for "
                     + LOCK_WAIT_NANOS / 1_000_000 + " ms; only a remover should, and only for a moment");
         }
         if (err != 0) {
-            throw Libc.failure("flock(LOCK_SH)", path.toString(), err);
-        }
-        FileStat now = Libc.fstat(fd, path.toString());
-        if (now.nlink() == 0 || !now.isNamedBy(path.toString())) {
-            throw new SegmentNotFoundException("cannot " + verb + " " + path + ": it was removed meanwhile");
+            throw Libc.failure("flock(LOCK_SH)", where, err);
         }
     }
 

@@ -343,12 +343,15 @@ public final class ArrayLock {
                 if (MappedWords.casLoaded(c, WRITER_OFFSET, 0L, me)) {
                     break;
                 }
+                wait = wait != null ? wait : startWait(timeoutNanos);
+                expireOnChurn(c, wait, what, "write", timeoutNanos);
                 continue;
             }
             wait = wait != null ? wait : startWait(timeoutNanos);
             if (!awaitWriterChange(c, cur, wait)) {
                 throw timedOut(what, "write", cur, timeoutNanos);
             }
+            expireOnChurn(c, wait, what, "write", timeoutNanos);
         }
         // the writer word is ours: no new reader gets in; wait for the present ones to leave
         try {
@@ -414,6 +417,7 @@ public final class ArrayLock {
                 if (!awaitWriterChange(c, w, wait)) {
                     throw timedOut(what, "read", w, timeoutNanos);
                 }
+                expireOnChurn(c, wait, what, "read", timeoutNanos);
                 continue;
             }
             int rseq = (int) INT_VH.getVolatile(c, READER_SEQ_OFFSET);
@@ -433,6 +437,20 @@ public final class ArrayLock {
                 return s;
             }
             stepBack(c, s);
+            wait = wait != null ? wait : startWait(timeoutNanos);
+            expireOnChurn(c, wait, what, "read", timeoutNanos);
+        }
+    }
+
+    /**
+     * After a pass that lost a compare-and-set or saw the writer word change: a word that another
+     * process keeps changing must not carry a wait past its deadline, as each pass would otherwise
+     * find something new and never look at the clock. Throws when the time is up and the word is held.
+     */
+    private static void expireOnChurn(MemorySegment c, Wait wait, Object what, String kind, long timeoutNanos) {
+        long holder = (long) LONG_VH.getVolatile(c, WRITER_OFFSET);
+        if (holder != 0 && wait.expired()) {
+            throw timedOut(what, kind, holder, timeoutNanos);
         }
     }
 

@@ -132,6 +132,11 @@ public final class BarrierProtocol {
                 }
                 return (int) (parties - arrived);
             }
+            if (isBroken(d)) {
+                // broken, the generation not bumped yet, or never (its breaker died between the two
+                // stores): a break attempt of ours would fail, and the loop would never sleep again
+                throw broken(d);
+            }
             long waited = System.nanoTime() - start;
             if (waited >= timeoutNanos) {
                 long waiting = (long) LONG_VH.getVolatile(d, ARRIVED_OFFSET);

@@ -57,6 +57,7 @@ final class ProcessMutex {
             }
             Thread.onSpinWait();
         }
+        long last = 0; // the last holder seen: what a wait that ran out reports
         while (true) {
             int seen = Futex.read(m, off + 8);
             long holder = (long) LONG_VH.getVolatile(m, off);
@@ -64,13 +65,24 @@ final class ProcessMutex {
                 if (MappedWords.cas(m, off, 0L, me)) {
                     return 0;
                 }
+                // taken between the load and the CAS: a word that keeps changing must not outlast the deadline
+                long now = (long) LONG_VH.getVolatile(m, off);
+                last = now != 0 ? now : last;
+                if (wait.expired() && last != 0) {
+                    return last;
+                }
                 continue;
             }
+            last = holder;
             boolean expired = wait.expired();
             // a last look before giving up: a dead holder is taken over even by a zero wait
             if ((wait.livenessDue() || expired) && !Proc.identAlive(holder)) {
                 if (MappedWords.cas(m, off, holder, me)) {
                     return 0;
+                }
+                long now = (long) LONG_VH.getVolatile(m, off);
+                if (expired && now != 0) {
+                    return now; // another contender took it first; a word cycling through dead idents ends here too
                 }
                 continue;
             }

@@ -182,7 +182,8 @@ public final class QueueProtocol {
                 ProcessMutex.unlock(d, MUTEX_OFFSET);
             }
             wait = wait != null ? wait : new Wait(timeoutNanos, cancelled);
-            if (!waitForChange(wait, TAKE_SEQ_OFFSET, TAKE_WAITERS_OFFSET, seen, CONSUMERS_OFFSET, "consumer", "full")) {
+            // each pass, not only the wait: a take word that another process keeps bumping ends no wait
+            if (wait.expired() || !waitForChange(wait, TAKE_SEQ_OFFSET, TAKE_WAITERS_OFFSET, seen, CONSUMERS_OFFSET, "consumer", "full")) {
                 return false;
             }
         }
@@ -264,7 +265,8 @@ public final class QueueProtocol {
             }
             wait = wait != null ? wait : new Wait(timeoutNanos, cancelled);
             try {
-                if (!waitForChange(wait, PUT_SEQ_OFFSET, PUT_WAITERS_OFFSET, seen, PRODUCERS_OFFSET, "producer", "empty")) {
+                // each pass, not only the wait: a put word that another process keeps bumping ends no wait
+                if (wait.expired() || !waitForChange(wait, PUT_SEQ_OFFSET, PUT_WAITERS_OFFSET, seen, PRODUCERS_OFFSET, "producer", "empty")) {
                     return TIMED_OUT;
                 }
             } catch (QueueAbandonedException e) {

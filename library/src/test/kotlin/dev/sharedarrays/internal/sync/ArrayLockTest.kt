@@ -331,4 +331,40 @@ class ArrayLockTest : FunSpec({
             }
         }
     }
+
+    test("a writer word that another process keeps changing: timed read and write locks still end at their deadline") {
+        withLock { lock, c ->
+            withLiveIdent { live -> withLiveIdent { other ->
+                val stop = java.util.concurrent.atomic.AtomicBoolean()
+                // a hostile process switching the word between two live holders: every look finds it changed
+                val churn = Thread {
+                    var k = 0L
+                    while (!stop.get()) {
+                        c.set(JAVA_LONG, WRITER_OFFSET, if (k % 2 == 0L) live else other)
+                        Futex.bump(c, WRITER_SEQ_OFFSET, WRITER_WAITERS_OFFSET)
+                        k++
+                    }
+                }
+                churn.start()
+                try {
+                    while (writer(c) == 0L) Thread.onSpinWait() // it runs
+                    for (kind in listOf("read", "write")) {
+                        val t0 = System.nanoTime()
+                        val r = runCatching {
+                            if (kind == "read") lock.lockRead(c, "a", 300_000_000L) else lock.lockWrite(c, "a", 300_000_000L)
+                        }
+                        val ms = (System.nanoTime() - t0) / 1_000_000
+                        println("$kind lock against a churning writer word: ${r.exceptionOrNull()?.javaClass?.simpleName ?: "taken"} after $ms ms")
+                        (r.exceptionOrNull() is dev.sharedarrays.WaitTimeoutException) shouldBe true
+                        ms shouldBeLessThan 1500L
+                    }
+                } finally {
+                    stop.set(true)
+                    churn.join()
+                    c.set(JAVA_LONG, WRITER_OFFSET, 0L)
+                }
+            } }
+        }
+    }
 })
+

@@ -82,4 +82,24 @@ class BarrierProtocolTest : FunSpec({
             BarrierProtocol.isBroken(d) shouldBe true
         }
     }
+
+    test("a breaker that died between the reason and the bump: a waiter reports the break at once, it does not spin") {
+        withBarrier(3) { p, d ->
+            p.register(d)
+            // what a process killed after storing BROKEN_REASON (PARTY_DIED), before bumping GENERATION, leaves
+            d.set(JAVA_LONG, BarrierDescriptor.BROKEN_REASON_OFFSET, 1L)
+            d.set(JAVA_LONG, BarrierDescriptor.BROKEN_BY_OFFSET, Proc.selfIdent())
+            val t0 = System.nanoTime()
+            shouldThrow<BarrierBrokenException> { p.await(d, Duration.ofMillis(300), { false }, AtomicLong()) }
+            // and one that arrived before the reason was stored, waiting in the loop, sees it too
+            d.set(JAVA_LONG, BarrierDescriptor.BROKEN_REASON_OFFSET, 0L)
+            val waiting = CompletableFuture.supplyAsync { p.await(d, Duration.ofMillis(300), { false }, AtomicLong()) }
+            Thread.sleep(50)
+            d.set(JAVA_LONG, BarrierDescriptor.BROKEN_REASON_OFFSET, 1L)
+            shouldThrow<java.util.concurrent.ExecutionException> { waiting.get(5, TimeUnit.SECONDS) }.cause!!::class shouldBe
+                BarrierBrokenException::class
+            (System.nanoTime() - t0) shouldBeLessThan 1_000_000_000L
+        }
+    }
 })
+

@@ -190,4 +190,46 @@ class QueueProtocolTest : FunSpec({
         p.receive({ true }, 200_000_000L) { false } shouldBe QueueProtocol.TIMED_OUT // the rest, then the empty queue's wait
         p.dropped() shouldBe cap.toLong()
     }
+
+    test("words another process keeps changing end no wait past its deadline: a put word bumped on, a mutex cycling through dead holders") {
+        val d = queue(4)
+        val p = QueueProtocol(d, 4, "q")
+        val stop = java.util.concurrent.atomic.AtomicBoolean()
+        val bumper = Thread { while (!stop.get()) Futex.bump(d, QueueDescriptor.PUT_SEQ_OFFSET, QueueDescriptor.PUT_WAITERS_OFFSET) }
+        bumper.start()
+        try {
+            val t0 = System.nanoTime()
+            p.receive({ true }, 300_000_000L) { false } shouldBe QueueProtocol.TIMED_OUT
+            (System.nanoTime() - t0) shouldBeLessThan 1_000_000_000L
+        } finally {
+            stop.set(true)
+            bumper.join()
+        }
+        // a holder word set over and over to idents of processes that are not running: every takeover CAS loses
+        stop.set(false)
+        val cycler = Thread {
+            var k = 1L
+            while (!stop.get()) d.set(ValueLayout.JAVA_LONG, QueueDescriptor.MUTEX_OFFSET, Proc.ident(Proc.selfPid(), Proc.selfStartTime() + k++))
+        }
+        cycler.start()
+        try {
+            val t0 = System.nanoTime()
+            val r = runCatching { p.receive({ true }, 300_000_000L) { false } }
+            val ms = (System.nanoTime() - t0) / 1_000_000
+            println("receive(300 ms) against a mutex word cycling through dead idents: ${r.exceptionOrNull()?.javaClass?.simpleName ?: r.getOrNull()} after $ms ms")
+            ms shouldBeLessThan 1500L
+        } finally {
+            stop.set(true)
+            cycler.join()
+            d.set(ValueLayout.JAVA_LONG, QueueDescriptor.MUTEX_OFFSET, 0L)
+        }
+    }
+
+    test("a view whose shape multiplies past what an array may hold is refused, strides of 0 or not") {
+        dev.sharedarrays.internal.array.StridedLayout.within(0, longArrayOf(65536, 65536, 65536, 65536), LongArray(4), 65536) shouldBe null
+        dev.sharedarrays.internal.array.StridedLayout.within(0, longArrayOf(65536, 65536, 65536, 65535), LongArray(4), 65536) shouldBe null
+        dev.sharedarrays.internal.array.StridedLayout.within(0, longArrayOf(1000, 1000, 1000, 1000, 1000), LongArray(5), 1000) shouldBe null
+        dev.sharedarrays.internal.array.StridedLayout.within(0, longArrayOf(1000, 1000), LongArray(2), 1000) shouldNotBe null
+    }
 })
+
