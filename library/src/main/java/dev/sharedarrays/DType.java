@@ -105,13 +105,14 @@ public abstract sealed class DType<T extends DType<T>>
     }
 
     /**
-     * The type with this name ({@code "F64"}, case-insensitive) or numpy descr ({@code "<f8"}).
+     * The type with this name ({@code "F64"}, case-insensitive) or numpy descr ({@code "<f8"}, or
+     * without its byte order as numpy also takes it: {@code "f8"}, {@code "u1"}).
      *
      * @throws IllegalArgumentException listing the accepted names if none matches
      */
     public static DType<?> of(String nameOrDescr) {
         for (DType<?> t : all()) {
-            if (t.name().equalsIgnoreCase(nameOrDescr) || t.descr().equals(nameOrDescr)) {
+            if (t.name().equalsIgnoreCase(nameOrDescr) || t.descr().equals(nameOrDescr) || t.descr().substring(1).equals(nameOrDescr)) {
                 return t;
             }
         }

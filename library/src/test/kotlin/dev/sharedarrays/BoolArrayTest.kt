@@ -23,6 +23,9 @@ class BoolArrayTest : FunSpec({
         DType.all().last() shouldBe Bool.TYPE
         DType.of("bool") shouldBe Bool.TYPE
         DType.of("|b1") shouldBe Bool.TYPE
+        DType.of("b1") shouldBe Bool.TYPE // numpy's descr without its byte order, as np.dtype("b1") takes it
+        DType.of("f8") shouldBe F64.TYPE
+        DType.of("u2") shouldBe U16.TYPE
         DType.ofCode(11) shouldBe Bool.TYPE
     }
 

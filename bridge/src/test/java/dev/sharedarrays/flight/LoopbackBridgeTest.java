@@ -109,6 +109,36 @@ class LoopbackBridgeTest {
     }
 
     @Test
+    void aTicketMayNameRowsOfAnArray() throws Exception {
+        String name = unique("fl-rows");
+        try (BridgeServer server = FlightBridge.serve(ServeOptions.defaults().listen("127.0.0.1", 0));
+             SharedNDArray<I32> a = SharedArrays.create(I32.TYPE, new long[] {5, 3}, CreateOptions.defaults().name(name));
+             var r = new dev.sharedarrays.flight.internal.Remote(server.location(), null, null)) {
+            for (int i = 0; i < 15; i++) {
+                a.setLong(i, i);
+            }
+            try (var stream = r.client.getStream(new org.apache.arrow.flight.Ticket(("array/" + name + "?rows=1:3").getBytes()), r.arrowOptions())) {
+                assertTrue(stream.next());
+                var root = stream.getRoot();
+                assertEquals("{\"shape\":[2,3]}", root.getSchema().getFields().get(0).getMetadata().get("ARROW:extension:metadata"));
+                var list = (org.apache.arrow.vector.complex.FixedSizeListVector) root.getVector(0);
+                var items = (org.apache.arrow.vector.IntVector) list.getDataVector();
+                for (int i = 0; i < 6; i++) {
+                    assertEquals(3 + i, items.get(i));
+                }
+            }
+            for (String bad : List.of("?rows=3:9", "?rows=2:2", "?rows=x")) {
+                var e = assertThrows(org.apache.arrow.flight.FlightRuntimeException.class, () -> {
+                    try (var s = r.client.getStream(new org.apache.arrow.flight.Ticket(("array/" + name + bad).getBytes()), r.arrowOptions())) {
+                        s.next();
+                    }
+                });
+                assertEquals(org.apache.arrow.flight.FlightStatusCode.INVALID_ARGUMENT, e.status().code(), bad + ": " + e);
+            }
+        }
+    }
+
+    @Test
     void aTokenServerRefusesCallsWithoutTheToken() {
         String name = unique("fl-tok");
         try (BridgeServer server = FlightBridge.serve(ServeOptions.defaults().listen("127.0.0.1", 0).token("s3cret"));

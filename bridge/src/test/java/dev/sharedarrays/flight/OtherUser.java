@@ -60,6 +60,7 @@ final class OtherUser implements AutoCloseable {
         List<String> c = new ArrayList<>(List.of("/usr/bin/setpriv", "--reuid=" + uid, "--regid=" + uid, "--clear-groups"));
         List<String> j = Proc.java(mainClass, args);
         j.set(j.indexOf("-cp") + 1, classPath);
+        j.add(1, "-XX:-UsePerfData"); // no /tmp/hsperfdata_<user> left behind
         c.addAll(j);
         return c;
     }

@@ -87,9 +87,15 @@ public final class BridgeProducer extends NoOpFlightProducer implements AutoClos
     }
 
     private void sendArray(FlightPath p, FrameService.Outbound out) {
-        Attachments.Held held = openArray(p);
+        Attachments.Held held = openArray(new FlightPath(p.kind(), p.name()));
         try {
             SharedNDArray<?> a = (SharedNDArray<?>) held.value;
+            if (p.ranged()) {
+                if (p.to() > a.shape()[0]) {
+                    throw new IllegalArgumentException(p + ": the array has " + a.shape()[0] + " rows");
+                }
+                a = a.slice(0, p.from(), p.to(), 1);
+            }
             TensorSchema s = new TensorSchema(a.dtype(), a.shape());
             out.send(Frames.schema(s.toArrow(), null));
             held.retain(); // the array stays mapped until gRPC let go of its memory
@@ -159,6 +165,9 @@ public final class BridgeProducer extends NoOpFlightProducer implements AutoClos
                 throw new IllegalArgumentException("DoPut without a descriptor in its first message; name array/<name> or queue/<name>");
             }
             FlightPath p = FlightPath.of(first.descriptor());
+            if (p.ranged()) {
+                throw new IllegalArgumentException("DoPut " + p + ": a put names a whole array or queue, not rows of one");
+            }
             if (!first.isSchema()) {
                 throw new IllegalArgumentException("DoPut " + p + " did not start with a schema");
             }
