@@ -11,13 +11,13 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /** A child process of the bridge tests: stdout lines queued for {@link #expect}, stderr echoed with a prefix. */
-final class Proc implements AutoCloseable {
-    final String label;
-    final Process process;
+public final class Proc implements AutoCloseable {
+    public final String label;
+    public final Process process;
     private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
-    final List<String> seen = new ArrayList<>();
+    public final List<String> seen = new ArrayList<>();
 
-    Proc(String label, List<String> command, Map<String, String> env) throws IOException {
+    public Proc(String label, List<String> command, Map<String, String> env) throws IOException {
         this.label = label;
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().remove("SHARED_ARRAYS_BACKEND");
@@ -33,7 +33,7 @@ final class Proc implements AutoCloseable {
     }
 
     /** java with the flags the bridge needs, this JVM's class path, and main class + args. */
-    static List<String> java(String mainClass, String... args) {
+    public static List<String> java(String mainClass, String... args) {
         List<String> c = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java"),
                 "--enable-native-access=ALL-UNNAMED", "--add-opens=java.base/java.nio=ALL-UNNAMED"));
         if (Runtime.version().feature() >= 23) {
@@ -60,7 +60,7 @@ final class Proc implements AutoCloseable {
     }
 
     /** The next stdout line that starts with prefix (earlier ones are kept in {@link #seen}); an AssertionError after seconds. */
-    String expect(String prefix, double seconds) throws InterruptedException {
+    public String expect(String prefix, double seconds) throws InterruptedException {
         long deadline = System.nanoTime() + (long) (seconds * 1e9);
         while (true) {
             long left = deadline - System.nanoTime();
