@@ -128,6 +128,82 @@ class SparkLocalTest {
     }
 
     @Test
+    void aggregatesWithoutGroupByAreComputedInThePartitionsAndEqualSparksOwn() {
+        for (DType<?> t : List.of(F64.TYPE, dev.sharedarrays.F32.TYPE, I32.TYPE, dev.sharedarrays.U16.TYPE, dev.sharedarrays.I8.TYPE)) {
+            String name = unique("sp-agg");
+            try (SharedNDArray<?> a = SharedArrays.createAny(t, new long[] {10_001, 3}, CreateOptions.defaults().name(name))) {
+                for (long i = 0; i < a.size(); i++) {
+                    a.setLong(i, (i * 7919) % 201 - 100);
+                }
+                if (t.isFloatingPoint()) {
+                    a.setDouble(new long[] {5000, 2}, Double.NaN); // Spark: NaN is the largest
+                }
+                Dataset<Row> df = spark.read().format("sharedarrays").option("partitions", "3").load(name);
+                List<String> queries = new ArrayList<>(List.of("min(c0), max(c1), count(*), count(c2), max(c2), min(c2)"));
+                if (t.isFloatingPoint()) {
+                    queries.set(0, queries.get(0) + ", sum(c1)");
+                    queries.add("sum(c0), count(*), sum(c2), sum(c1)"); // sums alone: a loop of their own
+                }
+                for (String q : queries) {
+                    Dataset<Row> pushed = df.selectExpr(q.split(", "));
+                    String plan = pushed.queryExecution().executedPlan().toString();
+                    assertTrue(plan.contains("agg_func_0"), t + ": " + plan); // the scan returns partial aggregates
+                    // Spark's own: the same rows from a DataFrame that is not this source
+                    Dataset<Row> plain = spark.createDataFrame(df.collectAsList(), df.schema()).selectExpr(q.split(", "));
+                    Row got = pushed.first();
+                    Row want = plain.first();
+                    for (int i = 0; i < want.size(); i++) {
+                        Object g = got.get(i);
+                        Object w = want.get(i);
+                        if (w instanceof Double dw && g instanceof Double dg && !dw.isNaN()) {
+                            assertEquals(dw, dg, Math.abs(dw) * 1e-12, t + " " + i);
+                        } else {
+                            assertEquals(String.valueOf(w), String.valueOf(g), t + " aggregate " + i + " of " + q);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /** The mappings of the array {@code name} in this process. */
+    private static long mappings(String name) throws Exception {
+        try (var lines = Files.lines(Path.of("/proc/self/maps"))) {
+            return lines.filter(l -> l.endsWith("/" + name) || l.contains("/" + name + " ")).count();
+        }
+    }
+
+    @Test
+    void anExecutorKeepsAnOwnersArrayMappedBetweenQueriesAndLetsItGoWithItsName() throws Exception {
+        String kept = unique("sp-kept");
+        String shared = unique("sp-shared");
+        try (SharedNDArray<F64> a = SharedArrays.create(F64.TYPE, new long[] {1000, 2}, CreateOptions.defaults().name(kept));
+                SharedNDArray<F64> b = SharedArrays.create(F64.TYPE, new long[] {1000, 2},
+                        CreateOptions.defaults().name(shared).lifetime(dev.sharedarrays.Lifetime.SHARED))) {
+            a.fill(2);
+            b.fill(3);
+            long mine = mappings(kept);
+            assertEquals(mine, mappings(shared));
+            assertEquals(2000.0, spark.read().format("sharedarrays").load(kept).agg(functions.sum("c0"), functions.sum("c1")).first().getDouble(1));
+            assertEquals(3000.0, spark.read().format("sharedarrays").load(shared).agg(functions.sum("c0")).first().getDouble(0));
+            // the executor (this JVM) keeps the OWNER array mapped for the next query, one mapping for all its tasks;
+            // the SHARED one, whose removal would wait on it, went with its last task
+            assertEquals(mine + 1, mappings(kept));
+            assertEquals(mine, mappings(shared));
+            assertEquals(2000.0, spark.read().format("sharedarrays").load(kept).agg(functions.sum("c1")).first().getDouble(0));
+            assertEquals(mine + 1, mappings(kept));
+        }
+        // its creator closed it, its name is gone: the executor lets its memory go within a second or two
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (mappings(kept) > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertEquals(0, mappings(kept));
+        assertEquals(0, mappings(shared));
+        assertEquals(List.of(), leftovers("sp-kept"));
+    }
+
+    @Test
     void wideAndDeepArraysAreOneArrayColumn() {
         String name = unique("sp-deep");
         try (SharedNDArray<I32> a = SharedArrays.create(I32.TYPE, new long[] {6, 2, 3}, CreateOptions.defaults().name(name))) {

@@ -8,6 +8,8 @@ import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
+import org.apache.spark.sql.connector.read.SupportsPushDownAggregates;
 import org.apache.spark.sql.connector.read.SupportsPushDownFilters;
 import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
 import org.apache.spark.sql.sources.EqualTo;
@@ -23,9 +25,11 @@ import org.apache.spark.sql.types.StructType;
  * The scan of an array: columns pruned to those the query reads, and rows narrowed by the
  * query's bounds on {@code index} (Spark still applies every filter; the bounds only skip rows).
  * Partitions are row ranges of about {@link #PARTITION_BYTES}, at least {@code minPartitions}
- * of them, each preferring the array's host.
+ * of them, each preferring the array's host. An aggregation without GROUP BY may be pushed here
+ * ({@link PushedAggregates}): each partition then returns one row of partial results.
  */
-final class ArrayScan implements ScanBuilder, SupportsPushDownRequiredColumns, SupportsPushDownFilters, Scan, Batch {
+final class ArrayScan implements ScanBuilder, SupportsPushDownRequiredColumns, SupportsPushDownFilters, SupportsPushDownAggregates, Scan,
+        Batch {
     /** A partition's size, about: large enough that a task's overhead is small against its reading. */
     static final long PARTITION_BYTES = 64L << 20;
 
@@ -35,6 +39,7 @@ final class ArrayScan implements ScanBuilder, SupportsPushDownRequiredColumns, S
     private long from;
     private long to;
     private Filter[] pushed = new Filter[0];
+    private PushedAggregates aggregates;
 
     ArrayScan(ArrayTable table, int minPartitions) {
         this.table = table;
@@ -112,13 +117,24 @@ final class ArrayScan implements ScanBuilder, SupportsPushDownRequiredColumns, S
     }
 
     @Override
+    public boolean pushAggregation(Aggregation aggregation) {
+        aggregates = PushedAggregates.of(aggregation, table.geometry());
+        return aggregates != null;
+    }
+
+    @Override
+    public boolean supportCompletePushDown(Aggregation aggregation) {
+        return false; // one row a partition: Spark merges them
+    }
+
+    @Override
     public Scan build() {
         return this;
     }
 
     @Override
     public StructType readSchema() {
-        return read;
+        return aggregates != null ? aggregates.schema(table.geometry()) : read;
     }
 
     @Override
@@ -146,7 +162,8 @@ final class ArrayScan implements ScanBuilder, SupportsPushDownRequiredColumns, S
         for (int p = 0; p < parts; p++) {
             long start = from + rows * p / parts;
             long stop = from + rows * (p + 1) / parts;
-            out[p] = new RowRange(table.handle(), table.arrayName(), cols, start, stop, columns, table.host(), table.flight(), table.token());
+            out[p] = new RowRange(table.handle(), table.arrayName(), cols, start, stop, columns, table.host(), table.flight(), table.token(),
+                    aggregates, table.keepMapped());
         }
         return out;
     }

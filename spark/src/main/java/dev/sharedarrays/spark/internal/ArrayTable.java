@@ -1,6 +1,7 @@
 package dev.sharedarrays.spark.internal;
 
 import dev.sharedarrays.ArrayHandle;
+import dev.sharedarrays.Lifetime;
 import dev.sharedarrays.SegmentInfo;
 import dev.sharedarrays.SegmentNotFoundException;
 import dev.sharedarrays.SharedArrays;
@@ -27,7 +28,7 @@ public final class ArrayTable implements SupportsRead {
     private Resolved resolved;
 
     /** What the options name, once looked up. */
-    private record Resolved(String handle, String arrayName, ArrayColumns columns, String host) {
+    private record Resolved(String handle, String arrayName, ArrayColumns columns, String host, boolean keepMapped) {
     }
 
     public ArrayTable(CaseInsensitiveStringMap options) {
@@ -55,14 +56,15 @@ public final class ArrayTable implements SupportsRead {
                         + " host, set option(\"flight\", \"grpc+tcp://<its host>:8815\") where sharedarrays serve runs", e);
             }
             ArrayColumns cols = remoteColumns(flight, options.get(Options.TOKEN), name);
-            return new Resolved("shm://" + name, name, cols, options.getOrDefault(Options.HOST, URI.create(flight).getHost()));
+            return new Resolved("shm://" + name, name, cols, options.getOrDefault(Options.HOST, URI.create(flight).getHost()), false);
         }
         if (info.kind() != SegmentInfo.Kind.ARRAY) {
             throw new IllegalArgumentException(path + " is a " + info.kind().name().toLowerCase() + ", not an array; read a queue with"
                     + " spark.readStream.format(\"sharedarrays\").load(\"queue/<name>\")");
         }
         return new Resolved(info.handle().toString(), name != null ? name : String.valueOf(info.path().getFileName()),
-                ArrayColumns.of(info.dtype(), info.shape()), options.getOrDefault(Options.HOST, Hosts.name()));
+                ArrayColumns.of(info.dtype(), info.shape()), options.getOrDefault(Options.HOST, Hosts.name()),
+                info.lifetime() == Lifetime.OWNER);
     }
 
     private static ArrayColumns remoteColumns(String flight, String token, String name) {
@@ -108,6 +110,10 @@ public final class ArrayTable implements SupportsRead {
 
     String arrayName() {
         return resolved().arrayName();
+    }
+
+    boolean keepMapped() {
+        return resolved().keepMapped();
     }
 
     String host() {

@@ -16,9 +16,11 @@ import org.apache.spark.sql.connector.read.InputPartition;
  * @param host    where the array lives (the partition's preferred location)
  * @param flight  the bridge of that host ("grpc+tcp://host:8815"), or null
  * @param token   the bearer token for it, or null (then the client's default)
+ * @param aggregates what Spark pushed to compute here (one row of partial results), or null to read the rows
+ * @param keepMapped whether an executor may keep the array mapped after its tasks (its lifetime is OWNER: {@link Attached})
  */
 public record RowRange(String handle, String name, ArrayColumns columns, long start, long stop, int[] read, String host, String flight,
-                       String token) implements InputPartition {
+                       String token, PushedAggregates aggregates, boolean keepMapped) implements InputPartition {
     @Override
     public String[] preferredLocations() {
         return host == null ? new String[0] : new String[] {host};

@@ -1,12 +1,10 @@
 package dev.sharedarrays.spark.internal;
 
-import dev.sharedarrays.ArrayHandle;
 import dev.sharedarrays.InvalidSegmentException;
 import dev.sharedarrays.SegmentNotFoundException;
-import dev.sharedarrays.SharedArrays;
-import dev.sharedarrays.SharedNDArray;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
+import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.vectorized.ColumnVector;
@@ -14,7 +12,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
  * Reads a {@link RowRange} as column batches of about 1 MiB whose vectors read the array's memory
- * in place: the array attached on its own host, or the rows fetched through the Flight bridge of
+ * in place: the array attached on its own host (a mapping this JVM's tasks share: {@link Attached}), or the rows fetched through the Flight bridge of
  * the array's host where it is not there (another host, or another array of that name).
  */
 final class RowReader implements PartitionReader<ColumnarBatch> {
@@ -36,10 +34,10 @@ final class RowReader implements PartitionReader<ColumnarBatch> {
         var fields = cols.schema().fields();
         this.types = Arrays.stream(fields).map(f -> f.dataType()).toArray(DataType[]::new);
         long rowBytes = cols.rowBytes();
-        SharedNDArray<?> local = attachHere(range);
+        Attached.Lease local = attachHere(range);
         if (local != null) {
             this.source = local;
-            this.memory = local.data().asSlice(range.start() * rowBytes, (range.stop() - range.start()) * rowBytes);
+            this.memory = local.array().data().asSlice(range.start() * rowBytes, (range.stop() - range.start()) * rowBytes);
         } else {
             RemoteRows remote = new RemoteRows(range.flight(), range.token(), range.name(), range.start(), range.stop(), rowBytes);
             this.source = remote;
@@ -49,10 +47,10 @@ final class RowReader implements PartitionReader<ColumnarBatch> {
     }
 
     /** The array on this host, or null if it is not here and the bridge is to be asked. */
-    private static SharedNDArray<?> attachHere(RowRange range) {
-        SharedNDArray<?> a;
+    private static Attached.Lease attachHere(RowRange range) {
+        Attached.Lease a;
         try {
-            a = SharedArrays.attach(ArrayHandle.parse(range.handle()));
+            a = Attached.acquire(range.handle(), range.keepMapped());
         } catch (SegmentNotFoundException | InvalidSegmentException e) {
             if (range.flight() != null) {
                 return null; // not on this host (or another array of that name is): through the array's host's bridge
@@ -61,8 +59,8 @@ final class RowReader implements PartitionReader<ColumnarBatch> {
                     + " another host than the array's (" + range.host() + ") reads it through that host's Flight bridge:"
                     + " set option(\"flight\", \"grpc+tcp://" + range.host() + ":8815\") and run sharedarrays serve there", e);
         }
-        if (!ArrayColumns.of(a.dtype(), a.shape()).equals(range.columns())) {
-            String now = a.dtype() + Arrays.toString(a.shape());
+        if (!ArrayColumns.of(a.array().dtype(), a.array().shape()).equals(range.columns())) {
+            String now = a.array().dtype() + Arrays.toString(a.array().shape());
             a.close();
             throw new IllegalStateException("array " + range.handle() + " is " + now + " now, the query planned " + range.columns());
         }
@@ -93,6 +91,11 @@ final class RowReader implements PartitionReader<ColumnarBatch> {
         batch = new ColumnarBatch(vectors, n);
         next += n;
         return true;
+    }
+
+    /** The partition's pushed aggregates, over all its rows. */
+    InternalRow aggregate() {
+        return range.aggregates().compute(memory, range.stop() - range.start(), cols);
     }
 
     @Override

@@ -6,13 +6,13 @@ import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
-/** Makes the columnar readers of an array scan's partitions, on the executors. */
+/** Makes the readers of an array scan's partitions, on the executors: column batches, or one row of pushed aggregates. */
 final class RowReaderFactory implements PartitionReaderFactory {
     private static final long serialVersionUID = 1L;
 
     @Override
     public boolean supportColumnarReads(InputPartition partition) {
-        return true;
+        return ((RowRange) partition).aggregates() == null;
     }
 
     @Override
@@ -22,6 +22,28 @@ final class RowReaderFactory implements PartitionReaderFactory {
 
     @Override
     public PartitionReader<InternalRow> createReader(InputPartition partition) {
-        throw new UnsupportedOperationException("an array scan reads column batches");
+        RowReader rows = new RowReader((RowRange) partition);
+        return new PartitionReader<>() {
+            private InternalRow result;
+
+            @Override
+            public boolean next() {
+                if (result != null) {
+                    return false;
+                }
+                result = rows.aggregate();
+                return true;
+            }
+
+            @Override
+            public InternalRow get() {
+                return result;
+            }
+
+            @Override
+            public void close() throws java.io.IOException {
+                rows.close();
+            }
+        };
     }
 }
