@@ -76,7 +76,8 @@ def check_numpy(nb):
         fail("the first array has no image/png output")
     # JupyterLab renders the richest type of a bundle: the HTML holds the text and the picture both
     html = "".join(o.get("data", {}).get("text/html", "") for o in first.outputs)
-    if "<pre>[[ 0.  1.  2.  3.]" not in html or '<img src="data:image/png;base64,' not in html:
+    if not html.startswith("<pre>") or "[[ 0.  1.  2.  3.]" not in html.split("</pre>")[0] \
+            or '</pre>\n<img src="data:image/png;base64,' not in html:
         fail(f"the array's text/html should hold its text and its picture: {html[:200]!r}")
     text, _ = outputs(cell_with(nb, "var row = a.select"))
     expect(text, "[ 4. -1. -1.  7.]", "27.0")
