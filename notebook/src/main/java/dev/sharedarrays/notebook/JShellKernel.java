@@ -226,8 +226,9 @@ final class JShellKernel extends CellKernel {
         return out;
     }
 
+    /** A frame of a snippet: JShell names its file after the snippet's id ("#12"), its class "REPL.$JShell$..." or "". */
     private static boolean isCell(StackTraceElement f) {
-        return f.getClassName().startsWith("REPL.");
+        return f.getClassName().startsWith("REPL.") || (f.getFileName() != null && f.getFileName().startsWith("#"));
     }
 
     /** A cell that does not compile: each error with its line and column in the cell. */

@@ -2,12 +2,15 @@ package dev.sharedarrays.notebook;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.function.Function;
+import org.dflib.jjava.jupyter.kernel.BaseKernel;
 import org.dflib.jjava.jupyter.channels.JupyterConnection;
 import org.dflib.jjava.jupyter.kernel.KernelConnectionProperties;
 
 /**
- * The kernel process: {@code java ... dev.sharedarrays.notebook.KernelMain CONNECTION_FILE}, as the
- * kernel spec that {@code bin/notebook} writes starts it. When Jupyter shuts the kernel down (or
+ * The Java kernel's process: {@code java ... dev.sharedarrays.notebook.KernelMain CONNECTION_FILE},
+ * as the kernel spec that {@code bin/notebook} writes starts it ({@code KotlinKernelMain} starts
+ * the Kotlin kernel the same way, through {@link #serve}). When Jupyter shuts the kernel down (or
  * restarts it), this JVM exits normally, so the library's shutdown hook closes the arrays the
  * notebook left open and removes the ones it owns.
  */
@@ -16,6 +19,11 @@ public final class KernelMain {
     }
 
     public static void main(String[] args) throws Exception {
+        serve(args, JShellKernel::new);
+    }
+
+    /** Serves the connection file {@code args[0]} with the kernel {@code kernel} makes of this build's version. */
+    public static void serve(String[] args, Function<String, ? extends BaseKernel> kernel) throws Exception {
         if (args.length != 1 || !Files.isRegularFile(Path.of(args[0]))) {
             System.err.println("usage: KernelMain CONNECTION_FILE (a Jupyter connection file; bin/notebook starts this)");
             System.exit(2);
@@ -24,9 +32,9 @@ public final class KernelMain {
         JupyterConnection connection = new JupyterConnection(props);
         String version = KernelMain.class.getPackage().getImplementationVersion();
         exitWithParent();
-        JShellKernel kernel = new JShellKernel(version == null ? "0.1.0-SNAPSHOT" : version);
-        kernel.onStartup();
-        kernel.becomeHandlerForConnection(connection);
+        BaseKernel k = kernel.apply(version == null ? "0.1.0-SNAPSHOT" : version);
+        k.onStartup();
+        k.becomeHandlerForConnection(connection);
         connection.connect();
         connection.waitUntilClose();
         // a cell may have left threads running: exit anyway, through the shutdown hooks
