@@ -11,6 +11,7 @@ module dev.sharedarrays {
     exports dev.sharedarrays;
     // SIMD loops when the JVM runs with --add-modules jdk.incubator.vector; scalar loops otherwise
     requires static jdk.incubator.vector;
-    // toPng: the pictures are drawn with java.awt and encoded with javax.imageio
-    requires java.desktop;
+    // toPng only: the pictures are drawn with java.awt and encoded with javax.imageio; a runtime
+    // without java.desktop (a jlink image) runs everything else, and toPng says what it lacks
+    requires static java.desktop;
 }

@@ -26,8 +26,11 @@ public sealed interface Rendering<T extends DType<T>> permits SharedNDArray {
      *
      * @throws IllegalArgumentException if more than two axes are longer than 1 (select a 2-D
      *         part first, e.g. {@code a.select(0, 0)})
+     * @throws UnsupportedOperationException if this runtime has no {@code java.desktop} module
+     *         (a jlink image without it, or a modular application that does not add it)
      */
     default byte[] toPng() {
+        Pictures.requireDesktop();
         return Pictures.of((SharedNDArray<T>) this).png();
     }
 

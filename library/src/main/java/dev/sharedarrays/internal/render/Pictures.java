@@ -14,6 +14,19 @@ public final class Pictures {
     private Pictures() {
     }
 
+    /**
+     * Refuses clearly, before a class that needs {@code java.desktop} loads, when this runtime has
+     * no such module: a jlink image without it, or an application on the module path that does
+     * not add it (the library requires it only for pictures).
+     */
+    public static void requireDesktop() {
+        if (ModuleLayer.boot().findModule("java.desktop").isEmpty()) {
+            throw new UnsupportedOperationException("toPng draws with java.awt and javax.imageio, and this runtime has"
+                    + " no java.desktop module: run on a JDK or an image that has it (jlink --add-modules java.desktop),"
+                    + " and on the module path add it (--add-modules java.desktop)");
+        }
+    }
+
     /** True if {@link #of} can draw {@code a}: at most two axes longer than 1. */
     public static boolean drawable(SharedNDArray<?> a) {
         int longer = 0;
