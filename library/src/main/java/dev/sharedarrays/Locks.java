@@ -2,7 +2,6 @@ package dev.sharedarrays;
 
 import dev.sharedarrays.internal.array.Atomics;
 import dev.sharedarrays.internal.segment.OutOfLineAccess;
-import dev.sharedarrays.internal.array.Locking;
 import dev.sharedarrays.internal.segment.Segment;
 import dev.sharedarrays.internal.sync.ArrayLock;
 import dev.sharedarrays.internal.sync.ChangeSignal;
@@ -46,7 +45,7 @@ public sealed interface Locks<T extends DType<T>> permits SharedNDArray {
      */
     default HeldLock lockWrite() {
         self().checkOpen();
-        return Locking.hold(self().segment(), true);
+        return SegmentLockHold.take(self().segment(), true, Long.MAX_VALUE);
     }
 
     /**
@@ -56,7 +55,7 @@ public sealed interface Locks<T extends DType<T>> permits SharedNDArray {
      */
     default HeldLock lockRead() {
         self().checkOpen();
-        return Locking.hold(self().segment(), false);
+        return SegmentLockHold.take(self().segment(), false, Long.MAX_VALUE);
     }
 
     /**
@@ -75,7 +74,7 @@ public sealed interface Locks<T extends DType<T>> permits SharedNDArray {
     default HeldLock lockWrite(Duration timeout) {
         long nanos = WaitThreads.nanos(timeout);
         self().checkOpen();
-        return Locking.hold(self().segment(), true, nanos);
+        return SegmentLockHold.take(self().segment(), true, nanos);
     }
 
     /**
@@ -90,7 +89,7 @@ public sealed interface Locks<T extends DType<T>> permits SharedNDArray {
     default HeldLock lockRead(Duration timeout) {
         long nanos = WaitThreads.nanos(timeout);
         self().checkOpen();
-        return Locking.hold(self().segment(), false, nanos);
+        return SegmentLockHold.take(self().segment(), false, nanos);
     }
 
     /**

@@ -31,7 +31,7 @@ public sealed interface Rendering<T extends DType<T>> permits SharedNDArray {
      */
     default byte[] toPng() {
         Pictures.requireDesktop();
-        return Pictures.of((SharedNDArray<T>) this).png();
+        return Pictures.of(new ArrayDrawing((SharedNDArray<T>) this)).png();
     }
 
     /**

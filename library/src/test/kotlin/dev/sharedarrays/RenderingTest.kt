@@ -32,7 +32,7 @@ class RenderingTest : FunSpec({
     test("a 2-D heat map: the maximum is the hot end of the scale, the minimum the cold end, the bar spans both") {
         val a = NDArrays.arange(12).reshape(3, 4).astype(F64.TYPE)
         a.setDouble(longArrayOf(1, 1), 100.0)
-        val p = Pictures.of(a)
+        val p = picture(a)
         val img = decode(a)
         img.width shouldBe p.image.width
         hex(cell(p, img, 1, 1)) shouldBe hex(ColorScale.HIGH_RGB)
@@ -48,7 +48,7 @@ class RenderingTest : FunSpec({
         for (t in DType.all()) {
             SharedArrays.createAny(t, longArrayOf(5, 7), anon).use { a ->
                 a.setLong(longArrayOf(3, 2), 1)
-                val p = Pictures.of(a)
+                val p = picture(a)
                 val img = decode(a)
                 withClue(t.name()) {
                     p.caption[0] shouldContain t.name()
@@ -69,7 +69,7 @@ class RenderingTest : FunSpec({
         SharedArrays.create(U64.TYPE, longArrayOf(2, 2), anon).use { a ->
             a.setLong(0, -1L) // 2^64 - 1
             a.setLong(1, 5)
-            val p = Pictures.of(a)
+            val p = picture(a)
             val img = decode(a)
             hex(cell(p, img, 0, 0)) shouldBe hex(ColorScale.HIGH_RGB)
             hex(cell(p, img, 0, 1)) shouldBe hex(ColorScale.LOW_RGB)
@@ -80,7 +80,7 @@ class RenderingTest : FunSpec({
         val x = NDArrays.random(7).uniform(30, 40)
         val m = x.gt(0.5)
         val truth = m.toBooleanArray()
-        val p = Pictures.of(m)
+        val p = picture(m)
         val img = decode(m)
         for (r in 0 until 30) for (c in 0 until 40) {
             hex(cell(p, img, r, c)) shouldBe (if (truth[r * 40 + c]) "ffffff" else "000000")
@@ -91,7 +91,7 @@ class RenderingTest : FunSpec({
     test("NaN is grey and counted; the scale is the finite values'") {
         val a = NDArrays.linspace(0.0, 1.0, 6).reshape(2, 3)
         a.setDouble(longArrayOf(0, 2), Double.NaN)
-        val p = Pictures.of(a)
+        val p = picture(a)
         val img = decode(a)
         hex(cell(p, img, 0, 2)) shouldBe hex(ColorScale.NAN_RGB)
         hex(cell(p, img, 1, 2)) shouldBe hex(ColorScale.HIGH_RGB)
@@ -101,10 +101,10 @@ class RenderingTest : FunSpec({
 
     test("a constant array, and one of NaN only, draw without dividing by zero") {
         val c = NDArrays.full(F64.TYPE, 3.0, 4, 4)
-        val p = Pictures.of(c)
+        val p = picture(c)
         hex(cell(p, decode(c), 2, 2)) shouldBe hex(ColorScale.rgb(0.5))
         val n = NDArrays.full(F32.TYPE, Double.NaN, 3, 3)
-        hex(cell(Pictures.of(n), decode(n), 1, 1)) shouldBe hex(ColorScale.NAN_RGB)
+        hex(cell(picture(n), decode(n), 1, 1)) shouldBe hex(ColorScale.NAN_RGB)
         val line = NDArrays.full(I32.TYPE, 7L, 10)
         decode(line).width shouldNotBe 0
     }
@@ -113,7 +113,7 @@ class RenderingTest : FunSpec({
         val a = NDArrays.zeros(F32.TYPE, 2000, 3000)
         a.view(Slice.of(3, 6), Slice.of(4, 8)).fill(1.0) // exactly the block of cell (1, 1)
         a.view(Slice.of(6, 9), Slice.of(0, 2)).fill(1.0) // half of the block of cell (2, 0)
-        val p = Pictures.of(a)
+        val p = picture(a)
         p.caption shouldContain "downsampled 2000x3000 -> 667x750 (mean of each 3x4 block; colours span the means)"
         p.caption shouldContain "elements from 0 to 1"
         (p.plotWidth / p.cellWidth) shouldBe 750
@@ -127,7 +127,7 @@ class RenderingTest : FunSpec({
     test("a noisy downsampled array: the colour bar spans the block means the pixels show, not the raw extremes") {
         // uniform noise in [0, 1): blocks of 4x4 elements average to about 0.3..0.7, never near 0 or 1
         val a = NDArrays.random(3).uniform(3200, 3200)
-        val p = Pictures.of(a)
+        val p = picture(a)
         val img = decode(a)
         val seen = HashSet<Int>()
         for (r in 0 until p.plotHeight / p.cellHeight) for (c in 0 until p.plotWidth / p.cellWidth) seen += cell(p, img, r, c)
@@ -145,7 +145,7 @@ class RenderingTest : FunSpec({
         a.setDouble(17, 5.0)
         a.setDouble(40, -1.0)
         a.setDouble(30, Double.NaN)
-        val p = Pictures.of(a)
+        val p = picture(a)
         val img = decode(a)
         val line = 0x1f77b4
         fun x(i: Int) = p.plotX + Math.round(i * (p.plotWidth - 1) / 49.0).toInt()
@@ -158,7 +158,7 @@ class RenderingTest : FunSpec({
     test("a long 1-D array is downsampled to 640 columns and keeps a one-element spike") {
         val a = NDArrays.zeros(I16.TYPE, 100_000)
         a.setLong(54_321, 9)
-        val p = Pictures.of(a)
+        val p = picture(a)
         p.caption shouldContain "downsampled 100000 -> 640 columns (min to max of each)"
         val img = decode(a)
         val col = (54_321L * 640 / 100_000).toInt()
@@ -169,15 +169,18 @@ class RenderingTest : FunSpec({
 
     test("axes of length 1 are dropped; three longer axes are a clear error; toPng(path) writes the file") {
         val a = NDArrays.zeros(F64.TYPE, 1, 5, 6)
-        Pictures.of(a).plotWidth / Pictures.of(a).cellWidth shouldBe 6
+        picture(a).plotWidth / picture(a).cellWidth shouldBe 6
         val e = shouldThrow<IllegalArgumentException> { NDArrays.zeros(F64.TYPE, 2, 3, 4).toPng() }
         e.message shouldBe "toPng draws 1-D and 2-D arrays, not F64 (2, 3, 4): select a 2-D part first, e.g. a.select(0, 0)"
         val f = Files.createTempFile("render", ".png")
         try {
             a.toPng(f)
-            ImageIO.read(f.toFile()).width shouldBe Pictures.of(a).image.width
+            ImageIO.read(f.toFile()).width shouldBe picture(a).image.width
         } finally {
             Files.deleteIfExists(f)
         }
     }
 })
+
+/** The picture toPng encodes, before encoding. */
+private fun picture(a: SharedNDArray<*>) = Pictures.of(ArrayDrawing(a))

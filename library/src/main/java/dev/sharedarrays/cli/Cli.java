@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.ServiceLoader;
 import java.util.stream.Collectors;
 
 /**
@@ -94,27 +95,19 @@ public final class Cli {
     }
 
     /**
-     * The Flight bridge is a module of its own (Arrow is not a dependency of the library): found
-     * by name when bin/sharedarrays put it on the class path.
+     * The Flight bridge is a module of its own (Arrow is not a dependency of the library): its
+     * {@code serve} is a {@link CliCommand} found through {@link ServiceLoader} when
+     * bin/sharedarrays put it on the class path.
      */
     private static int serve(String[] args, PrintStream out, PrintStream err) {
-        Class<?> c;
-        try {
-            c = Class.forName("dev.sharedarrays.flight.internal.ServeCommand");
-        } catch (ClassNotFoundException e) {
-            err.println("sharedarrays: serve needs the Flight bridge (module bridge/, sharedarrays-flight) on the class path;"
-                    + " bin/sharedarrays serve adds it");
-            return 1;
+        for (CliCommand c : ServiceLoader.load(CliCommand.class)) {
+            if (c.name().equals("serve")) {
+                return c.run(Arrays.copyOfRange(args, 1, args.length), out, err);
+            }
         }
-        try {
-            Object r = c.getMethod("run", String[].class, PrintStream.class, PrintStream.class)
-                    .invoke(null, Arrays.copyOfRange(args, 1, args.length), out, err);
-            return (Integer) r;
-        } catch (ReflectiveOperationException e) {
-            Throwable t = e.getCause() == null ? e : e.getCause();
-            err.println("sharedarrays: serve failed: " + t);
-            return 1;
-        }
+        err.println("sharedarrays: serve needs the Flight bridge (module bridge/, sharedarrays-flight) on the class path;"
+                + " bin/sharedarrays serve adds it");
+        return 1;
     }
 
     private static String usage() {

@@ -12,8 +12,8 @@ import java.nio.file.Path;
 /**
  * {@code sharedarrays serve [--listen HOST:PORT] [--token-file F] [--tls CERT KEY]} and the limits of
  * {@link ServeOptions} ({@code --max-streams}, {@code --max-in-flight}, {@code --stall-timeout},
- * {@code --max-pools}, {@code --max-pool-bytes}): runs a bridge server until the process is stopped. The library's command line calls {@link #run} when this
- * module is on the class path.
+ * {@code --max-pools}, {@code --max-pool-bytes}): runs a bridge server until the process is stopped.
+ * The library's command line finds it as {@link ServeCli}.
  */
 public final class ServeCommand {
     public static final String USAGE = "serve [--listen HOST:PORT] [--token-file F] [--tls CERT KEY] [--max-streams N]"

@@ -1,6 +1,5 @@
 package dev.sharedarrays.internal.array;
 
-import dev.sharedarrays.HeldLock;
 import dev.sharedarrays.internal.segment.OutOfLineAccess;
 import dev.sharedarrays.internal.segment.Segment;
 import java.util.function.Supplier;
@@ -199,9 +198,9 @@ public final class Locking {
         }
     }
 
-    /** Takes segment's write or read lock, whatever the view's locking, and returns it held. */
-    public static HeldLock hold(Segment segment, boolean write) {
-        return hold(segment, write, Long.MAX_VALUE);
+    /** Takes segment's write or read lock, whatever the view's locking; {@link #release} gives it back. */
+    public static void hold(Segment segment, boolean write) {
+        hold(segment, write, Long.MAX_VALUE);
     }
 
     /**
@@ -211,7 +210,7 @@ public final class Locking {
      * (a read, not the bulk operations' lseek: this is the lock's hot path) before the lock's
      * atomics touch the control block, whose interpreted compare-and-set would not survive a fault.
      */
-    public static HeldLock hold(Segment segment, boolean write, long timeoutNanos) {
+    public static void hold(Segment segment, boolean write, long timeoutNanos) {
         try {
             segment.probeNotTruncated();
             if (write) {
@@ -223,36 +222,19 @@ public final class Locking {
         } catch (InternalError e) {
             throw segment.truncated(e);
         }
-        return new Held(segment, write);
     }
 
-    /** A lock {@link #hold} took; one object, no lambda and no captured array. Used by one thread. */
-    private static final class Held implements HeldLock {
-        private final Segment segment;
-        private final boolean write;
-        private boolean open = true;
-
-        Held(Segment segment, boolean write) {
-            this.segment = segment;
-            this.write = write;
-        }
-
-        @Override
-        public void close() {
-            if (!open) {
-                return;
+    /** Gives back a lock {@link #hold} took. */
+    public static void release(Segment segment, boolean write) {
+        try {
+            if (write) {
+                segment.unlockWrite();
+            } else {
+                segment.unlockRead();
             }
-            try {
-                if (write) {
-                    segment.unlockWrite();
-                } else {
-                    segment.unlockRead();
-                }
-                poll(segment);
-            } catch (InternalError e) {
-                throw segment.truncated(e);
-            }
-            open = false;
+            poll(segment);
+        } catch (InternalError e) {
+            throw segment.truncated(e);
         }
     }
 

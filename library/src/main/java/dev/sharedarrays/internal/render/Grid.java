@@ -1,6 +1,5 @@
 package dev.sharedarrays.internal.render;
 
-import dev.sharedarrays.SharedNDArray;
 
 /**
  * A 2-D array read into at most {@link #MAX_CELLS} x {@link #MAX_CELLS} cells: each cell is the
@@ -49,10 +48,11 @@ final class Grid {
         return rowBlock > 1 || colBlock > 1;
     }
 
-    /** The grid of a 2-D array (a view is fine). */
-    static Grid of(SharedNDArray<?> a) {
+    /** The grid of a 2-D array (a view is fine), or of a 1-D one as one row. */
+    static Grid of(Drawable a) {
         long[] shape = a.shape();
-        Grid g = new Grid(shape[0], shape[1]);
+        boolean strip = shape.length == 1;
+        Grid g = strip ? new Grid(1, shape[0]) : new Grid(shape[0], shape[1]);
         double[] sum = new double[g.width];
         long[] count = new long[g.width];
         // bit 1: the cell has +inf, bit 2: -inf; a cell of infinities alone shows that end of the scale
@@ -63,10 +63,10 @@ final class Grid {
             java.util.Arrays.fill(inf, (byte) 0);
             long r1 = Math.min(g.rows, (cr + 1) * g.rowBlock);
             for (long r = cr * g.rowBlock; r < r1; r++) {
-                SharedNDArray<?> row = a.select(0, r);
+                Drawable row = strip ? a : a.select(0, r);
                 for (long c0 = 0; c0 < g.cols; c0 += CHUNK) {
                     long c1 = Math.min(g.cols, c0 + CHUNK);
-                    double[] v = (c0 == 0 && c1 == g.cols ? row : row.slice(0, c0, c1, 1)).toDoubleArray();
+                    double[] v = row.read(c0, c1);
                     for (int k = 0; k < v.length; k++) {
                         double x = v[k];
                         int cell = (int) ((c0 + k) / g.colBlock);

@@ -1,7 +1,5 @@
 package dev.sharedarrays.internal.render;
 
-import dev.sharedarrays.SharedNDArray;
-import dev.sharedarrays.U64;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -28,7 +26,7 @@ public final class Pictures {
     }
 
     /** True if {@link #of} can draw {@code a}: at most two axes longer than 1. */
-    public static boolean drawable(SharedNDArray<?> a) {
+    public static boolean drawable(Drawable a) {
         int longer = 0;
         for (long n : a.shape()) {
             if (n > 1) {
@@ -43,14 +41,14 @@ public final class Pictures {
      *
      * @throws IllegalArgumentException if {@code a} has more than two axes longer than 1
      */
-    public static Picture of(SharedNDArray<?> a) {
-        String header = a.dtype().name() + " " + shape(a.shape());
+    public static Picture of(Drawable a) {
+        String header = a.dtypeName() + " " + shape(a.shape());
         if (!drawable(a)) {
             throw new IllegalArgumentException("toPng draws 1-D and 2-D arrays, not " + header
                     + ": select a 2-D part first, e.g. a.select(0, 0)");
         }
-        SharedNDArray<?> v = a;
-        while (v.ndim() > 2) {
+        Drawable v = a;
+        while (v.shape().length > 2) {
             long[] s = v.shape();
             int axis = 0;
             while (s[axis] != 1) {
@@ -58,10 +56,10 @@ public final class Pictures {
             }
             v = v.select(axis, 0);
         }
-        boolean mask = v.dtype().isBool();
+        boolean mask = v.isBool();
         List<String> caption = new ArrayList<>();
         caption.add(header);
-        if (v.ndim() == 1 && !mask) {
+        if (v.shape().length == 1 && !mask) {
             Profile p = Profile.of(v, LinePlot.WIDTH);
             if (p.nanCount > 0 || p.infCount > 0) {
                 caption.set(0, header + nonFinite(p.nanCount, "NaN (gaps)", p.infCount, "infinite (off the plot)"));
@@ -71,9 +69,7 @@ public final class Pictures {
             }
             return LinePlot.draw(p, caption, low(v, p.min), high(v, p.max));
         }
-        if (v.ndim() == 1) {
-            v = (v.isContiguous() ? v : v.copy()).reshape(1, v.shape()[0]);
-        }
+        // a 1-D mask is a one-row strip
         Grid g = Grid.of(v);
         long size = g.rows * g.cols;
         if (mask) {
@@ -110,22 +106,22 @@ public final class Pictures {
     }
 
     /** The exact minimum for integer types (a double would round past 2^53), else the finite one read. */
-    private static String low(SharedNDArray<?> a, double finiteMin) {
-        if (a.dtype().isFloatingPoint() || a.dtype().isBool()) {
+    private static String low(Drawable a, double finiteMin) {
+        if (a.isFloatingPoint() || a.isBool()) {
             return Text.number(finiteMin);
         }
         return integer(a, a.minAsLong());
     }
 
-    private static String high(SharedNDArray<?> a, double finiteMax) {
-        if (a.dtype().isFloatingPoint() || a.dtype().isBool()) {
+    private static String high(Drawable a, double finiteMax) {
+        if (a.isFloatingPoint() || a.isBool()) {
             return Text.number(finiteMax);
         }
         return integer(a, a.maxAsLong());
     }
 
-    private static String integer(SharedNDArray<?> a, long v) {
-        return a.dtype() == U64.TYPE ? Long.toUnsignedString(v) : Long.toString(v);
+    private static String integer(Drawable a, long v) {
+        return a.isUnsignedLong() ? Long.toUnsignedString(v) : Long.toString(v);
     }
 
     /** numpy's way: (3, 4), and (5,) for one axis. */

@@ -1,6 +1,5 @@
 package dev.sharedarrays.internal.render;
 
-import dev.sharedarrays.SharedNDArray;
 import java.util.Arrays;
 
 /**
@@ -39,11 +38,11 @@ final class Profile {
         return (int) (i * columns / length);
     }
 
-    static Profile of(SharedNDArray<?> a, int maxColumns) {
+    static Profile of(Drawable a, int maxColumns) {
         Profile p = new Profile(a.shape()[0], maxColumns);
         for (long i0 = 0; i0 < p.length; i0 += CHUNK) {
             long i1 = Math.min(p.length, i0 + CHUNK);
-            double[] v = (i0 == 0 && i1 == p.length ? a : a.slice(0, i0, i1, 1)).toDoubleArray();
+            double[] v = a.read(i0, i1);
             for (int k = 0; k < v.length; k++) {
                 double x = v[k];
                 if (Double.isNaN(x)) {

@@ -1,0 +1,31 @@
+package dev.sharedarrays;
+
+import dev.sharedarrays.internal.array.Locking;
+import dev.sharedarrays.internal.segment.Segment;
+
+/** A lock {@link Locks} took of a segment; one object, no lambda and no captured array. Used by one thread. */
+final class SegmentLockHold implements HeldLock {
+    private final Segment segment;
+    private final boolean write;
+    private boolean open = true;
+
+    private SegmentLockHold(Segment segment, boolean write) {
+        this.segment = segment;
+        this.write = write;
+    }
+
+    /** Takes the segment's write or read lock, waiting at most timeoutNanos ({@code Long.MAX_VALUE}: no limit). */
+    static HeldLock take(Segment segment, boolean write, long timeoutNanos) {
+        Locking.hold(segment, write, timeoutNanos);
+        return new SegmentLockHold(segment, write);
+    }
+
+    @Override
+    public void close() {
+        if (!open) {
+            return;
+        }
+        Locking.release(segment, write);
+        open = false;
+    }
+}

@@ -1,0 +1,110 @@
+package dev.sharedarrays
+
+import io.kotest.assertions.withClue
+import io.kotest.core.spec.style.FunSpec
+import io.kotest.matchers.collections.shouldBeEmpty
+import io.kotest.matchers.ints.shouldBeGreaterThan
+import io.kotest.matchers.shouldBe
+import java.io.PrintWriter
+import java.io.StringWriter
+import java.nio.file.Files
+import java.nio.file.Path
+import java.util.spi.ToolProvider
+import kotlin.io.path.extension
+import kotlin.io.path.readBytes
+
+/**
+ * The rules a reader of the library assumes, checked on its compiled classes (jdeps, and the class
+ * files' bytes for names in strings):
+ * - the internal packages use of the API only its exceptions, value types, options and element-type
+ *   markers: never an array, a queue, a pool, a barrier or a facet (those are the API's, built on the
+ *   internals, not the other way round);
+ * - the core references no class of the other modules (the Flight bridge, Spark, the notebook
+ *   kernels, the DSL): not by a type, not by a name in a string (`serve` is found through ServiceLoader).
+ * Each failure names the offending class and what it uses.
+ */
+class LayeringTest : FunSpec({
+    val deps = Layering.classEdges(Path.of("target/classes"))
+
+    test("the internal packages use of the API only exceptions, value types, options and dtype markers") {
+        withClue("edges read (a reader that reads nothing would pass vacuously): ${deps.size}") {
+            deps.count { it.first.startsWith(Layering.INTERNAL) && Layering.isApi(it.second) } shouldBeGreaterThan 20
+        }
+        withClue("internal classes and the API classes they may not use") {
+            Layering.internalMisuses(deps).shouldBeEmpty()
+        }
+    }
+
+    test("the core names no class of the bridge, Spark, the notebook kernels or the DSL") {
+        withClue("by type") {
+            deps.filter { (_, to) -> Layering.OTHER_MODULES.any { to.startsWith("$it.") } }.shouldBeEmpty()
+        }
+        withClue("by name, in the class files' strings (Class.forName, ServiceLoader by name)") {
+            Layering.namesInClassFiles(Path.of("target/classes")).shouldBeEmpty()
+        }
+    }
+
+    test("a misuse is found and named") {
+        val edges = setOf(
+            "dev.sharedarrays.internal.render.Grid" to "dev.sharedarrays.SharedNDArray",
+            "dev.sharedarrays.internal.array.Locking" to "dev.sharedarrays.HeldLock",
+            "dev.sharedarrays.internal.array.InPlace" to "dev.sharedarrays.ShapeMismatchException",
+            "dev.sharedarrays.internal.segment.Names" to "dev.sharedarrays.ArrayHandle\$Shm",
+            "dev.sharedarrays.internal.kernel.ElementType" to "dev.sharedarrays.I64",
+            "dev.sharedarrays.SharedNDArray" to "dev.sharedarrays.internal.array.Locking",
+        )
+        Layering.internalMisuses(edges) shouldBe listOf(
+            "dev.sharedarrays.internal.array.Locking -> dev.sharedarrays.HeldLock",
+            "dev.sharedarrays.internal.render.Grid -> dev.sharedarrays.SharedNDArray",
+        )
+    }
+})
+
+internal object Layering {
+    const val INTERNAL = "dev.sharedarrays.internal."
+    val OTHER_MODULES = listOf("dev.sharedarrays.flight", "dev.sharedarrays.spark", "dev.sharedarrays.notebook", "dev.sharedarrays.dsl")
+
+    /** API types that are values or options, beside exceptions and DType markers. */
+    private val VALUES = setOf("ArrayHandle", "SegmentInfo", "Backend", "Lifetime", "LockStatus", "Slice", "CreateOptions",
+        "AttachOptions")
+
+    /** A class of the API package itself (not of a subpackage). */
+    fun isApi(name: String): Boolean = name.startsWith("dev.sharedarrays.") && name.substringAfter("dev.sharedarrays.").let {
+        it.isNotEmpty() && it[0].isUpperCase()
+    }
+
+    /** Class-to-class dependencies of the classes under [classes], as jdeps -verbose:class prints them. */
+    fun classEdges(classes: Path): Set<Pair<String, String>> {
+        val jdeps = ToolProvider.findFirst("jdeps").orElseThrow { AssertionError("this JDK has no jdeps") }
+        val out = StringWriter()
+        val err = StringWriter()
+        val status = jdeps.run(PrintWriter(out), PrintWriter(err), "-verbose:class", classes.toString())
+        withClue(err.toString()) { status shouldBe 0 }
+        return out.toString().lines().mapNotNull { line ->
+            val parts = line.trim().split(Regex("\\s+"))
+            if (parts.size >= 3 && parts[1] == "->") parts[0] to parts[2] else null
+        }.toSet()
+    }
+
+    /** "internal class -> API class" for each use of an API class that is not an exception, a value, an option or a marker. */
+    fun internalMisuses(edges: Set<Pair<String, String>>): List<String> =
+        edges.filter { (from, to) -> from.startsWith(INTERNAL) && isApi(to) && !allowed(to.substringBefore('$')) }
+            .map { (from, to) -> "$from -> $to" }.sorted()
+
+    private fun allowed(api: String): Boolean {
+        if (api.substringAfterLast('.') in VALUES) {
+            return true
+        }
+        val c = Class.forName(api, false, Layering::class.java.classLoader)
+        return Throwable::class.java.isAssignableFrom(c) || DType::class.java.isAssignableFrom(c)
+    }
+
+    /** "class file: name" for each name of another module in a class file's bytes (its strings and types). */
+    fun namesInClassFiles(classes: Path): List<String> = Files.walk(classes).use { files ->
+        files.filter { it.extension == "class" }.toList().flatMap { f ->
+            val text = String(f.readBytes(), Charsets.ISO_8859_1)
+            OTHER_MODULES.flatMap { listOf(it, it.replace('.', '/')) }.filter { text.contains("$it.") || text.contains("$it/") }
+                .map { "${classes.relativize(f)}: $it" }
+        }
+    }
+}
