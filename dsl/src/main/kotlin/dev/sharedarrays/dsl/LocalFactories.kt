@@ -27,7 +27,7 @@ public inline fun <reified T : DType<T>> ones(vararg shape: Int): SharedNDArray<
  * value truncated (numpy's full) and refuses one outside its range (IllegalArgumentException).
  */
 public inline fun <reified T : DType<T>> full(value: Number, vararg shape: Int): SharedNDArray<T> =
-    if (value is Double || value is Float) NDArrays.full(dtypeOf<T>(), value.toDouble(), *longs(shape))
+    if (value.isFloatScalar()) NDArrays.full(dtypeOf<T>(), value.toDouble(), *longs(shape))
     else NDArrays.full(dtypeOf<T>(), value.toLong(), *longs(shape))
 
 /** `0, 1, ..., stop - 1` as I64, numpy's `arange(stop)`. */

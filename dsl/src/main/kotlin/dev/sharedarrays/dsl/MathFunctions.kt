@@ -89,7 +89,7 @@ public fun <T : DType<T>> pow(a: SharedNDArray<T>, b: SharedNDArray<T>, out: Sha
  * (IllegalArgumentException, numpy's OverflowError) and ignored where it changes nothing.
  */
 public fun <T : DType<T>> clip(a: SharedNDArray<T>, lo: Number, hi: Number, out: SharedNDArray<T>? = null): SharedNDArray<T> =
-    if (lo is Double || lo is Float || hi is Double || hi is Float) {
+    if (lo.isFloatScalar() || hi.isFloatScalar()) {
         if (out == null) ArrayMath.clip(a, lo.toDouble(), hi.toDouble()) else ArrayMath.clip(a, lo.toDouble(), hi.toDouble(), out)
     } else {
         if (out == null) ArrayMath.clip(a, lo.toLong(), hi.toLong()) else ArrayMath.clip(a, lo.toLong(), hi.toLong(), out)

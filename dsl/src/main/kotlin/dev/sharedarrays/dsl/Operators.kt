@@ -9,11 +9,7 @@ import dev.sharedarrays.SharedNDArray
 // divisor (ArithmeticException, nothing written), a fractional scalar and a scalar out of their
 // range (as numpy 2 does).
 
-private fun <T : DType<T>> SharedNDArray<T>.scalar(x: Number, ifDouble: (Double) -> Unit, ifLong: (Long) -> Unit) =
-    when (x) {
-        is Double, is Float -> ifDouble(x.toDouble())
-        else -> ifLong(x.toLong())
-    }
+private fun scalar(x: Number, ifDouble: (Double) -> Unit, ifLong: (Long) -> Unit) = x.byKind(ifDouble, ifLong)
 
 /** Adds [other] element-wise, in place. */
 public operator fun <T : DType<T>> SharedNDArray<T>.plusAssign(other: SharedNDArray<T>): Unit = add(other)
@@ -50,19 +46,19 @@ public operator fun <T : DType<T>> SharedNDArray<T>.div(other: SharedNDArray<T>)
 
 /** Adds a scalar of any Kotlin number type into a new array. */
 public operator fun <T : DType<T>> SharedNDArray<T>.plus(x: Number): SharedNDArray<T> =
-    if (x is Double || x is Float) plus(x.toDouble()) else plus(x.toLong())
+    x.byKind({ plus(it) }, { plus(it) })
 
 /** Subtracts a scalar into a new array. */
 public operator fun <T : DType<T>> SharedNDArray<T>.minus(x: Number): SharedNDArray<T> =
-    if (x is Double || x is Float) minus(x.toDouble()) else minus(x.toLong())
+    x.byKind({ minus(it) }, { minus(it) })
 
 /** Multiplies by a scalar into a new array. */
 public operator fun <T : DType<T>> SharedNDArray<T>.times(x: Number): SharedNDArray<T> =
-    if (x is Double || x is Float) times(x.toDouble()) else times(x.toLong())
+    x.byKind({ times(it) }, { times(it) })
 
 /** Divides by a scalar into a new array (floor division for integer arrays). */
 public operator fun <T : DType<T>> SharedNDArray<T>.div(x: Number): SharedNDArray<T> =
-    if (x is Double || x is Float) dividedBy(x.toDouble()) else dividedBy(x.toLong())
+    x.byKind({ dividedBy(it) }, { dividedBy(it) })
 
 /** The negated elements in a new array (integers wrap, as numpy's negative). */
 public operator fun <T : DType<T>> SharedNDArray<T>.unaryMinus(): SharedNDArray<T> = negate()
@@ -72,11 +68,11 @@ public operator fun <T : DType<T>> Number.plus(a: SharedNDArray<T>): SharedNDArr
 
 /** `2.0 - a`: the scalar minus every element, in a new array. */
 public operator fun <T : DType<T>> Number.minus(a: SharedNDArray<T>): SharedNDArray<T> =
-    if (this is Double || this is Float) a.subtractedFrom(toDouble()) else a.subtractedFrom(toLong())
+    byKind({ a.subtractedFrom(it) }, { a.subtractedFrom(it) })
 
 /** `2.0 * a`: every element times the scalar, in a new array. */
 public operator fun <T : DType<T>> Number.times(a: SharedNDArray<T>): SharedNDArray<T> = a * this
 
 /** `1.0 / a`: the scalar divided by every element, in a new array (floor division for integer arrays). */
 public operator fun <T : DType<T>> Number.div(a: SharedNDArray<T>): SharedNDArray<T> =
-    if (this is Double || this is Float) a.dividing(toDouble()) else a.dividing(toLong())
+    byKind({ a.dividing(it) }, { a.dividing(it) })

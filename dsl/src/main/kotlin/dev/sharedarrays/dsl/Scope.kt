@@ -94,10 +94,10 @@ public class SharedArraysScope @PublishedApi internal constructor() : ArrayFacto
     public fun launchWorkers(
         count: Int,
         mainClass: String,
-        args: (worker: Int) -> List<String> = { emptyList() },
-        environment: (worker: Int) -> Map<String, String> = { emptyMap() },
+        args: (worker: Int) -> List<String> = WorkerProcesses.NO_ARGS,
+        environment: (worker: Int) -> Map<String, String> = WorkerProcesses.NO_ENVIRONMENT,
         javaOptions: List<String> = emptyList(),
-        output: (worker: Int, line: String) -> Unit = { w, line -> println("[worker $w] $line") },
+        output: (worker: Int, line: String) -> Unit = WorkerProcesses.PRINT_LINES,
     ): WorkerProcesses = register(WorkerProcesses.start(count, mainClass, args, environment, javaOptions, output))
 
     /**

@@ -109,6 +109,11 @@ public class WorkerProcesses private constructor(private val workers: List<Worke
     public companion object {
         private const val TAIL_LINES = 20
 
+        // start's defaults, which SharedArraysScope.launchWorkers passes on
+        internal val NO_ARGS: (worker: Int) -> List<String> = { emptyList() }
+        internal val NO_ENVIRONMENT: (worker: Int) -> Map<String, String> = { emptyMap() }
+        internal val PRINT_LINES: (worker: Int, line: String) -> Unit = { w, line -> println("[worker $w] $line") }
+
         /**
          * Starts [count] worker JVMs running [mainClass] (a class with a `main`, such as
          * `"com.example.WorkerKt"` for a Kotlin file's top-level `main`).
@@ -121,10 +126,10 @@ public class WorkerProcesses private constructor(private val workers: List<Worke
         public fun start(
             count: Int,
             mainClass: String,
-            args: (worker: Int) -> List<String> = { emptyList() },
-            environment: (worker: Int) -> Map<String, String> = { emptyMap() },
+            args: (worker: Int) -> List<String> = NO_ARGS,
+            environment: (worker: Int) -> Map<String, String> = NO_ENVIRONMENT,
             javaOptions: List<String> = emptyList(),
-            output: (worker: Int, line: String) -> Unit = { w, line -> println("[worker $w] $line") },
+            output: (worker: Int, line: String) -> Unit = PRINT_LINES,
         ): WorkerProcesses {
             require(count >= 1) { "count must be at least 1, but was $count" }
             val started = ArrayList<Worker>()

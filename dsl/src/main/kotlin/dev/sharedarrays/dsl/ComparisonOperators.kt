@@ -15,10 +15,7 @@ private inline fun <T : DType<T>> SharedNDArray<T>.cmp(
     x: Number,
     ifDouble: SharedNDArray<T>.(Double) -> SharedNDArray<Bool>,
     ifLong: SharedNDArray<T>.(Long) -> SharedNDArray<Bool>,
-): SharedNDArray<Bool> = when (x) {
-    is Double, is Float -> ifDouble(x.toDouble())
-    else -> ifLong(x.toLong())
-}
+): SharedNDArray<Bool> = x.byKind({ ifDouble(it) }, { ifLong(it) })
 
 /** `a > x`, element-wise. */
 public infix fun <T : DType<T>> SharedNDArray<T>.gt(x: Number): SharedNDArray<Bool> = cmp(x, { gt(it) }, { gt(it) })

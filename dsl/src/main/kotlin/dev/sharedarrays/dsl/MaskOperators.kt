@@ -17,16 +17,12 @@ public fun <T : DType<T>> where(mask: SharedNDArray<Bool>, x: SharedNDArray<T>, 
     Masks.where(mask, x, y)
 
 /** [x]'s element where [mask] is true, the scalar [y] where it is false. */
-public fun <T : DType<T>> where(mask: SharedNDArray<Bool>, x: SharedNDArray<T>, y: Number): SharedNDArray<T> = when (y) {
-    is Double, is Float -> Masks.where(mask, x, y.toDouble())
-    else -> Masks.where(mask, x, y.toLong())
-}
+public fun <T : DType<T>> where(mask: SharedNDArray<Bool>, x: SharedNDArray<T>, y: Number): SharedNDArray<T> =
+    y.byKind({ Masks.where(mask, x, it) }, { Masks.where(mask, x, it) })
 
 /** The scalar [x] where [mask] is true, [y]'s element where it is false. */
-public fun <T : DType<T>> where(mask: SharedNDArray<Bool>, x: Number, y: SharedNDArray<T>): SharedNDArray<T> = when (x) {
-    is Double, is Float -> Masks.where(mask, x.toDouble(), y)
-    else -> Masks.where(mask, x.toLong(), y)
-}
+public fun <T : DType<T>> where(mask: SharedNDArray<Bool>, x: Number, y: SharedNDArray<T>): SharedNDArray<T> =
+    x.byKind({ Masks.where(mask, it, y) }, { Masks.where(mask, it, y) })
 
 /** An F64 array of [mask]'s shape: [x] where it is true, [y] where it is false. */
 public fun where(mask: SharedNDArray<Bool>, x: Double, y: Double): SharedNDArray<F64> = Masks.where(mask, x, y)
@@ -42,10 +38,8 @@ public fun where(mask: SharedNDArray<Bool>, x: Int, y: Int): SharedNDArray<I64> 
 public operator fun <T : DType<T>> SharedNDArray<T>.get(mask: SharedNDArray<Bool>): SharedNDArray<T> = masked(mask)
 
 /** Stores [value] into the elements where [mask] is true (integer arrays: truncated and wrapped, or exact for an integer value). */
-public operator fun <T : DType<T>> SharedNDArray<T>.set(mask: SharedNDArray<Bool>, value: Number): Unit = when (value) {
-    is Double, is Float -> setMasked(mask, value.toDouble())
-    else -> setMasked(mask, value.toLong())
-}
+public operator fun <T : DType<T>> SharedNDArray<T>.set(mask: SharedNDArray<Bool>, value: Number): Unit =
+    value.byKind({ setMasked(mask, it) }, { setMasked(mask, it) })
 
 /** Stores [values], in order, into the elements where [mask] is true: as many as it selects, or one for all. */
 public operator fun <T : DType<T>> SharedNDArray<T>.set(mask: SharedNDArray<Bool>, values: SharedNDArray<T>): Unit =
