@@ -1,10 +1,10 @@
 package dev.sharedarrays
 
-import dev.sharedarrays.internal.kernel.MathKernels
 import dev.sharedarrays.testing.MathFn
 import dev.sharedarrays.testing.MathReference
 import dev.sharedarrays.testing.RefMath
 import dev.sharedarrays.testing.scratchDir
+import dev.sharedarrays.internal.kernel.Simd
 import io.kotest.assertions.fail
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
@@ -151,7 +151,7 @@ class ArrayMathNumpyTest : FunSpec({
 
             val failures = mutableListOf<String>()
             for (vector in listOf(true, false)) {
-                val before = MathKernels.useVector(vector)
+                val before = Simd.use(vector)
                 try {
                     for (r in runs) {
                         val t = r.x.dtype()
@@ -181,7 +181,7 @@ class ArrayMathNumpyTest : FunSpec({
                         }
                     }
                 } finally {
-                    MathKernels.useVector(before)
+                    Simd.use(before)
                 }
             }
             if (failures.isNotEmpty()) fail(failures.joinToString("\n"))

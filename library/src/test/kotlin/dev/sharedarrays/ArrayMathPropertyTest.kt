@@ -1,11 +1,11 @@
 package dev.sharedarrays
 
-import dev.sharedarrays.internal.kernel.MathKernels
 import dev.sharedarrays.testing.MathFn
 import dev.sharedarrays.testing.MathReference
 import dev.sharedarrays.testing.RefArray
 import dev.sharedarrays.testing.RefMath
 import dev.sharedarrays.testing.RefView
+import dev.sharedarrays.internal.kernel.Simd
 import io.kotest.assertions.withClue
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
@@ -41,7 +41,7 @@ class ArrayMathPropertyTest : FunSpec({
         var view: SharedNDArray<*> = base
         var rview: RefView = RefView.whole(ref)
         val trail = StringBuilder("$fn $dtype ${shape.toList()}")
-        private val vectorBefore = MathKernels.useVector(rnd.nextBoolean())
+        private val vectorBefore = Simd.use(rnd.nextBoolean())
         val extras = mutableListOf<SharedNDArray<*>>()
         var p = 0.0
         var q = 0.0
@@ -163,7 +163,7 @@ class ArrayMathPropertyTest : FunSpec({
             SharedArrays.createAny(dtype, shape, CreateOptions.defaults().backend(Backend.ANONYMOUS)).also { extras += it }
 
         override fun close() {
-            MathKernels.useVector(vectorBefore)
+            Simd.use(vectorBefore)
             extras.forEach { it.close() }
             base.close()
         }

@@ -1,7 +1,7 @@
 package dev.sharedarrays
 
 import dev.sharedarrays.internal.array.AxisReduction
-import dev.sharedarrays.internal.kernel.MathKernels
+import dev.sharedarrays.internal.kernel.Simd
 import io.kotest.assertions.withClue
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
@@ -17,11 +17,11 @@ import kotlin.random.Random
 class AxisAcrossRowsTest : FunSpec({
     test("per-column sums, means, minima and maxima of F64 matrices equal plain loops, SIMD on and off") {
         val walkBefore = AxisReduction.forceLaneWalk(false)
-        val simdBefore = MathKernels.useVector(true)
+        val simdBefore = Simd.use(true)
         val rnd = Random(77)
         try {
             for (simd in listOf(true, false)) {
-                MathKernels.useVector(simd)
+                Simd.use(simd)
                 for (rows in listOf(2, 3, 4, 5, 6, 8, 9, 13)) {
                     for (cols in listOf(7, 8, 9, 17, 31, 2049)) {
                         val a = NDArrays.zeros(F64.TYPE, rows.toLong(), cols.toLong())
@@ -59,7 +59,7 @@ class AxisAcrossRowsTest : FunSpec({
                 }
             }
         } finally {
-            MathKernels.useVector(simdBefore)
+            Simd.use(simdBefore)
             AxisReduction.forceLaneWalk(walkBefore)
         }
     }

@@ -1,11 +1,11 @@
 package dev.sharedarrays
 
 import dev.sharedarrays.internal.array.AxisReduction
-import dev.sharedarrays.internal.kernel.Kernels
 import dev.sharedarrays.testing.RefArray
 import dev.sharedarrays.testing.RefLanes
 import dev.sharedarrays.testing.RefMath
 import dev.sharedarrays.testing.RefView
+import dev.sharedarrays.internal.kernel.Simd
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.assertions.withClue
 import io.kotest.core.spec.style.FunSpec
@@ -46,7 +46,7 @@ class AxisOperationsPropertyTest : FunSpec({
         val walk: Boolean? = listOf(null, true, false)[rnd.nextInt(3)]
         val trail = StringBuilder("$dtype ${shape.toList()} walk=$walk")
         private val walkBefore = AxisReduction.forceLaneWalk(walk)
-        private val vectorBefore = Kernels.useVector(rnd.nextBoolean())
+        private val vectorBefore = Simd.use(rnd.nextBoolean())
         private val nanChance = if (dtype.isFloatingPoint && rnd.nextInt(3) == 0) 0.1 else 0.0
         private val ties = rnd.nextBoolean()
 
@@ -126,7 +126,7 @@ class AxisOperationsPropertyTest : FunSpec({
 
         override fun close() {
             AxisReduction.forceLaneWalk(walkBefore)
-            Kernels.useVector(vectorBefore)
+            Simd.use(vectorBefore)
             base.close()
         }
     }

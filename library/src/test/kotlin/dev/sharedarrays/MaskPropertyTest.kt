@@ -1,11 +1,10 @@
 package dev.sharedarrays
 
-import dev.sharedarrays.internal.kernel.Kernels
-import dev.sharedarrays.internal.kernel.MaskKernels
 import dev.sharedarrays.testing.RefArray
 import dev.sharedarrays.testing.RefMath
 import dev.sharedarrays.testing.RefView
 import dev.sharedarrays.testing.compare
+import dev.sharedarrays.internal.kernel.Simd
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.assertions.withClue
 import io.kotest.core.spec.style.FunSpec
@@ -36,8 +35,7 @@ class MaskPropertyTest : FunSpec({
             if (rnd.nextBoolean()) LongArray(nd) { 1L + rnd.nextInt(6) }
             else LongArray(nd) { if (it == nd - 1) 1L + rnd.nextInt(300) else 1L + rnd.nextInt(4) }
         }
-        private val vectorBefore = Kernels.useVector(rnd.nextBoolean())
-        private val maskVectorBefore = MaskKernels.useVector(rnd.nextBoolean())
+        private val vectorBefore = Simd.use(rnd.nextBoolean())
         val opened = mutableListOf<SharedNDArray<*>>()
         val refA = RefArray(dtype, shape)
         val refB = RefArray(dtype, shape)
@@ -167,8 +165,7 @@ class MaskPropertyTest : FunSpec({
         }
 
         override fun close() {
-            Kernels.useVector(vectorBefore)
-            MaskKernels.useVector(maskVectorBefore)
+            Simd.use(vectorBefore)
             opened.forEach { it.close() }
         }
     }

@@ -1,6 +1,5 @@
 package dev.sharedarrays
 
-import dev.sharedarrays.internal.kernel.Kernels
 import dev.sharedarrays.testing.RefArray
 import dev.sharedarrays.testing.RefMath
 import dev.sharedarrays.testing.RefOp
@@ -8,6 +7,7 @@ import dev.sharedarrays.testing.RefReduction
 import dev.sharedarrays.testing.RefView
 import dev.sharedarrays.testing.ravel
 import dev.sharedarrays.testing.unravel
+import dev.sharedarrays.internal.kernel.Simd
 import io.kotest.assertions.withClue
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
@@ -39,7 +39,7 @@ class TypedArrayPropertyTest : FunSpec({
         var view: SharedNDArray<*> = base
         var rview: RefView = RefView.whole(ref)
         val trail = StringBuilder("$dtype ${shape.toList()}")
-        private val vectorBefore = Kernels.useVector(rnd.nextBoolean())
+        private val vectorBefore = Simd.use(rnd.nextBoolean())
         val extras = mutableListOf<SharedNDArray<*>>()
 
         init {
@@ -133,7 +133,7 @@ class TypedArrayPropertyTest : FunSpec({
         }
 
         override fun close() {
-            Kernels.useVector(vectorBefore)
+            Simd.use(vectorBefore)
             extras.forEach { it.close() }
             base.close()
         }

@@ -7,6 +7,7 @@ import dev.sharedarrays.DType
 import dev.sharedarrays.SharedArrays
 import dev.sharedarrays.SharedNDArray
 import dev.sharedarrays.internal.kernel.Kernels
+import dev.sharedarrays.internal.kernel.Simd
 import java.lang.foreign.ValueLayout.JAVA_BYTE
 import java.nio.ByteBuffer
 import java.nio.ByteOrder
@@ -27,8 +28,7 @@ object ArithmeticLaneCheck {
 
     /** Doubles in a preferred vector, or 0 if the SIMD loops are off (no jdk.incubator.vector). */
     fun lanes(): Int {
-        val before = Kernels.useVector(true)
-        val on = Kernels.useVector(before)
+        val on = Simd.running()
         return if (on) jdk.incubator.vector.DoubleVector.SPECIES_PREFERRED.length() else 0
     }
 
@@ -68,13 +68,13 @@ object ArithmeticLaneCheck {
                             // long rows only with a scalar operand: the loops with an array operand are the same at any length
                             for (scalar in if (n > SHORT.last()) listOf(true) else listOf(true, false)) {
                                 val got = (0..1).map { simd ->
-                                    val before = Kernels.useVector(simd == 1)
+                                    val before = Simd.use(simd == 1)
                                     try {
                                         a.data().asByteBuffer().put(bytes)
                                         if (scalar) scalarOp(row, op, float) else arrayOp(row, b, op)
                                         a.data().toArray(JAVA_BYTE)
                                     } finally {
-                                        Kernels.useVector(before)
+                                        Simd.use(before)
                                     }
                                 }
                                 if (!got[0].contentEquals(got[1])) {

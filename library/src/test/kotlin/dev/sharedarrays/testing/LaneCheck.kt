@@ -6,7 +6,7 @@ import dev.sharedarrays.Backend
 import dev.sharedarrays.CreateOptions
 import dev.sharedarrays.SharedArrays
 import dev.sharedarrays.SharedNDArray
-import dev.sharedarrays.internal.kernel.MaskKernels
+import dev.sharedarrays.internal.kernel.Simd
 import java.lang.foreign.ValueLayout.JAVA_BYTE
 import jdk.incubator.vector.DoubleVector
 import kotlin.random.Random
@@ -25,8 +25,7 @@ object LaneCheck {
 
     /** Doubles in a preferred vector, or 0 if the SIMD loops are off (no jdk.incubator.vector). */
     fun lanes(): Int {
-        val before = MaskKernels.useVector(true)
-        val on = MaskKernels.useVector(before)
+        val on = Simd.running()
         return if (on) DoubleVector.SPECIES_PREFERRED.length() else 0
     }
 
@@ -55,7 +54,7 @@ object LaneCheck {
                 for (c in CMPS) {
                     for (operand in listOf("array", "double", "long")) {
                         val got = (0..1).map { simd ->
-                            val before = MaskKernels.useVector(simd == 1)
+                            val before = Simd.use(simd == 1)
                             try {
                                 val r = when (operand) {
                                     "array" -> compareAny(c, a, b)
@@ -64,7 +63,7 @@ object LaneCheck {
                                 }
                                 r.use { it.data().toArray(JAVA_BYTE) }
                             } finally {
-                                MaskKernels.useVector(before)
+                                Simd.use(before)
                             }
                         }
                         if (!got[0].contentEquals(got[1])) {

@@ -9,8 +9,7 @@ import java.lang.foreign.MemorySegment;
  */
 public final class Kernels {
     private static final FastKernels VECTOR =
-            SimdLoader.load(FastKernels.class, "dev.sharedarrays.internal.kernel.VectorKernels");
-    private static volatile boolean useVector = VECTOR != null;
+            Simd.load(FastKernels.class, "dev.sharedarrays.internal.kernel.VectorKernels");
     /**
      * Row bytes from which the SIMD loops with a scalar operand write out several vectors a pass
      * (VectorKernels' BLOCK says why); public for the tests of the rows either side.
@@ -20,11 +19,8 @@ public final class Kernels {
     private Kernels() {
     }
 
-    /** Tests switch the SIMD loops off to check the scalar ones; returns the previous setting. */
-    public static boolean useVector(boolean on) {
-        boolean before = useVector;
-        useVector = on && VECTOR != null;
-        return before;
+    private static boolean useVector() {
+        return VECTOR != null && Simd.on();
     }
 
     /** The generated dispatch's answer to a type and op it has no loop for (callers check first). */
@@ -33,7 +29,7 @@ public final class Kernels {
     }
 
     private static FastKernels fast(ElementType t, Op op, long stride) {
-        return useVector && stride == t.itemSize() && VECTOR.handles(t, op) ? VECTOR : null;
+        return useVector() && stride == t.itemSize() && VECTOR.handles(t, op) ? VECTOR : null;
     }
 
     public static void fill(ElementType t, MemorySegment s, long off, long stride, long n, double dv, long lv) {
@@ -65,7 +61,7 @@ public final class Kernels {
         if (f != null) {
             return f.reduceFloat(t, op, s, off, n);
         }
-        if (op == Op.SUM && useVector && simd && VECTOR.sumsStrided(t, stride)) {
+        if (op == Op.SUM && useVector() && simd && VECTOR.sumsStrided(t, stride)) {
             return VECTOR.sumStrided(t, s, off, stride, n);
         }
         return switch (op) {

@@ -11,21 +11,17 @@ import java.lang.foreign.MemorySegment;
  */
 public final class MaskKernels {
     private static final FastMaskKernels VECTOR =
-            SimdLoader.load(FastMaskKernels.class, "dev.sharedarrays.internal.kernel.VectorMaskKernels");
-    private static volatile boolean useVector = VECTOR != null;
+            Simd.load(FastMaskKernels.class, "dev.sharedarrays.internal.kernel.VectorMaskKernels");
 
     private MaskKernels() {
     }
 
-    /** Tests switch the SIMD loops off to check the scalar ones; returns the previous setting. */
-    public static boolean useVector(boolean on) {
-        boolean before = useVector;
-        useVector = on && VECTOR != null;
-        return before;
+    private static boolean useVector() {
+        return VECTOR != null && Simd.on();
     }
 
     private static long blocks(long n) {
-        return useVector ? n & -64L : 0;
+        return useVector() ? n & -64L : 0;
     }
 
     /**

@@ -11,17 +11,13 @@ import java.lang.foreign.MemorySegment;
  */
 public final class MathKernels {
     private static final SimdMath VECTOR =
-            SimdLoader.load(SimdMath.class, "dev.sharedarrays.internal.kernel.VectorMath");
-    private static volatile boolean useVector = VECTOR != null;
+            Simd.load(SimdMath.class, "dev.sharedarrays.internal.kernel.VectorMath");
 
     private MathKernels() {
     }
 
-    /** Tests switch the SIMD loops off to check the scalar ones; returns the previous setting. */
-    public static boolean useVector(boolean on) {
-        boolean before = useVector;
-        useVector = on && VECTOR != null;
-        return before;
+    private static boolean useVector() {
+        return VECTOR != null && Simd.on();
     }
 
     /** d[i] = op(s[i]) for a float row (F64, F32); p is POW's exponent or CLIP's lower bound, q CLIP's upper bound. */
@@ -29,7 +25,7 @@ public final class MathKernels {
                              long n, double p, double q) {
         long done = 0;
         int size = t.itemSize();
-        if (useVector && ss == size && ds == size && SimdSegments.take(s, d) && VECTOR.handles(t, op)) {
+        if (useVector() && ss == size && ds == size && SimdSegments.take(s, d) && VECTOR.handles(t, op)) {
             done = VECTOR.unary(t, op, s, so, d, dOff, n, p, q);
         }
         if (done < n) {
@@ -42,7 +38,7 @@ public final class MathKernels {
                            MemorySegment d, long dOff, long ds, long n) {
         long done = 0;
         int size = t.itemSize();
-        if (useVector && as == size && bs == size && ds == size && SimdSegments.take(a, b, d) && VECTOR.handles(t, MathOp.POW)) {
+        if (useVector() && as == size && bs == size && ds == size && SimdSegments.take(a, b, d) && VECTOR.handles(t, MathOp.POW)) {
             done = VECTOR.pow(t, a, ao, b, bo, d, dOff, n);
         }
         if (done < n) {
@@ -62,11 +58,11 @@ public final class MathKernels {
      */
     public static long convert(ElementType from, ElementType to, MemorySegment s, long so, MemorySegment d, long dOff, long n) {
         boolean floats = (from == ElementType.F64 && to == ElementType.F32) || (from == ElementType.F32 && to == ElementType.F64);
-        return useVector && floats && SimdSegments.take(s, d) ? VECTOR.convert(from, to, s, so, d, dOff, n) : 0;
+        return useVector() && floats && SimdSegments.take(s, d) ? VECTOR.convert(from, to, s, so, d, dOff, n) : 0;
     }
 
     /** {@link SimdMath#combineRowsF64} when the SIMD loops are on, else 0 (the caller does every column). */
     public static int combineRowsF64(int op, double[] acc, MemorySegment s, long first, long rowBytes, long rows, int n) {
-        return useVector && SimdSegments.take(s) ? VECTOR.combineRowsF64(op, acc, s, first, rowBytes, rows, n) : 0;
+        return useVector() && SimdSegments.take(s) ? VECTOR.combineRowsF64(op, acc, s, first, rowBytes, rows, n) : 0;
     }
 }

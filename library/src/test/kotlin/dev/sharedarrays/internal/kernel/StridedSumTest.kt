@@ -19,7 +19,7 @@ class StridedSumTest : FunSpec({
 
     test("sums of rows 2, 4 and 8 elements apart match the exact sum, with NaN and inf between their elements") {
         val rnd = SplittableRandom(21)
-        val vectorBefore = Kernels.useVector(true)
+        val vectorBefore = Simd.use(true)
         try {
             Arena.ofConfined().use { arena ->
                 for (k in listOf(2, 4, 8)) {
@@ -33,18 +33,18 @@ class StridedSumTest : FunSpec({
                             val row = List(n) { rnd.nextDouble(-1e3, 1e3) }
                             row.forEachIndexed { j, x -> s.setAtIndex(JAVA_DOUBLE, (first + j * k).toLong(), x) }
                             for (vector in listOf(true, false)) {
-                                Kernels.useVector(vector)
+                                Simd.use(vector)
                                 val got = Kernels.reduceFloat(ElementType.F64, Op.SUM, s, first * 8L, k * 8L, n.toLong())
                                 val want = exact(row)
                                 Math.abs(got - want) shouldBeLessThanOrEqual 1e-12 * row.sumOf { Math.abs(it) } + 0.0
                             }
-                            Kernels.useVector(true)
+                            Simd.use(true)
                         }
                     }
                 }
             }
         } finally {
-            Kernels.useVector(vectorBefore)
+            Simd.use(vectorBefore)
         }
     }
 
