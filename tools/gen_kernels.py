@@ -2,14 +2,17 @@
 """Writes what exists once per element type: the kernel loops (ScalarKernels.java and
 VectorKernels.java in library/.../internal/kernel, for comparisons, logic, where and masks
 ScalarMaskKernels.java and VectorMaskKernels.java, and VectorMath.java, the SIMD loops of the
-math functions, one per MathOp and lane type) and the DSL's typed API (Indexing.kt,
-Reductions.kt and ArrayFactories.kt in dsl/.../dsl).
+math functions, one per MathOp and lane type), the DSL's typed API (Indexing.kt,
+Reductions.kt and ArrayFactories.kt in dsl/.../dsl), and the Python peer's protocol constants
+(python/sharedarrays/_layout.py).
 
 Java has no generics over primitive types, and Kotlin's typed accessors differ by return type,
 so these are written once here as templates and filled in for each row of the element-type
 table, which this script reads from ElementType.java (the one table; it is not repeated here).
+_layout.py's constants are read from the Java descriptor classes (kernelgen/javaconst.py evaluates
+their initializers), so the Python peer cannot drift from them.
 
-    python3 tools/gen_kernels.py           rewrite both files (they are committed)
+    python3 tools/gen_kernels.py           rewrite the files (they are committed)
     python3 tools/gen_kernels.py --check   exit 1 if a committed file differs from what this writes
 """
 import argparse
@@ -18,15 +21,18 @@ import sys
 
 sys.dont_write_bytecode = True  # keep tools/ free of __pycache__
 
+from kernelgen.javaconst import Constants, read_enum  # noqa: E402
 from kernelgen.kotlin import factories, indexing, reductions  # noqa: E402
 from kernelgen.masks import read_symbols, scalar_mask_kernels, vector_mask_kernels  # noqa: E402
+from kernelgen.pylayout import python_layout  # noqa: E402
 from kernelgen.scalar import scalar_kernels  # noqa: E402
 from kernelgen.table import TableError, read_ops, read_types  # noqa: E402
 from kernelgen.vector import vector_kernels  # noqa: E402
 from kernelgen.vmath import read_math_ops, vector_math  # noqa: E402
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-KERNEL_DIR = os.path.join(ROOT, "library", "src", "main", "java", "dev", "sharedarrays", "internal", "kernel")
+JAVA_DIR = os.path.join(ROOT, "library", "src", "main", "java")
+KERNEL_DIR = os.path.join(JAVA_DIR, "dev", "sharedarrays", "internal", "kernel")
 DSL_DIR = os.path.join(ROOT, "dsl", "src", "main", "kotlin", "dev", "sharedarrays", "dsl")
 
 
@@ -46,6 +52,8 @@ def generate():
         os.path.join(DSL_DIR, "Indexing.kt"): indexing(types),
         os.path.join(DSL_DIR, "Reductions.kt"): reductions(types),
         os.path.join(DSL_DIR, "ArrayFactories.kt"): factories(types),
+        os.path.join(ROOT, "python", "sharedarrays", "_layout.py"):
+            python_layout(Constants(JAVA_DIR), types, read_enum(os.path.join(JAVA_DIR, "dev", "sharedarrays", "Backend.java"), "Backend")),
     }
 
 
@@ -87,7 +95,7 @@ def check(files):
 
 
 def main():
-    parser = argparse.ArgumentParser(description="Writes the per-element-type kernel loops and DSL functions.")
+    parser = argparse.ArgumentParser(description="Writes the per-element-type kernel loops and DSL functions, and the Python peer's constants.")
     parser.add_argument("--check", action="store_true", help="compare with the committed files instead of writing")
     args = parser.parse_args()
     try:

@@ -11,7 +11,7 @@ from typing import Iterator, NamedTuple
 
 import numpy as np
 
-from . import _handle, _lock, _proc, _segment, _sweep
+from . import _lock, _proc, _segment, _sweep
 from ._errors import SharedArraysError
 from ._handle import Handle
 from ._layout import BY_DESCR, ELEMENT_TYPES
@@ -343,25 +343,7 @@ def attach(handle, trust_uid=None) -> SharedArray:
     segment this process trusts (a FIFO, a symlink, a sparse or another user's file, a bad control
     block, another array's id).
     """
-    return SharedArray(_attach_segment(handle, _trusted(trust_uid)))
-
-
-def _attach_segment(handle, trusted: frozenset = frozenset()) -> _segment.Segment:
-    h = _handle.parse(str(handle))
-    if h.backend == "shm":
-        p = os.path.join(_segment.shm_directory(), h.name)
-        return _segment.attach_file(p, h, lambda i: Handle("shm", name=h.name, id=i), trusted)
-    if h.backend == "file":
-        d = _segment.file_default_directory()
-        if os.path.dirname(h.path) == d:
-            unsafe = _segment.unsafe_directory(d)
-            if unsafe:
-                from ._errors import InvalidSegmentError
-                raise InvalidSegmentError(f"cannot attach {h}: {unsafe}")
-        return _segment.attach_file(h.path, h, lambda i: Handle("file", path=h.path, id=i), trusted)
-    if h.backend == "memfd":
-        return _segment.attach_memfd(h, trusted)
-    raise SharedArraysError(f"cannot attach {h}")
+    return SharedArray(_segment.attach_handle(handle, _trusted(trust_uid)))
 
 
 def receive(socket_path, trust_uid=None) -> SharedArray:

@@ -16,7 +16,7 @@ import os
 import time
 from typing import NamedTuple
 
-from . import _mutex, _proc
+from . import _mutex, _native, _proc, _segment
 from ._futex import Wait, Words
 from ._layout import QueueDescriptor as Q
 from ._layout import SegmentDescriptor as D
@@ -152,9 +152,6 @@ def free_slots(fd: int, data_length: int) -> int:
 
 
 def _free(mm: mmap.mmap, data_length: int) -> int:
-    from . import _native
-    from ._array import _attach_segment  # late: _array starts sweeps
-
     w = Words(_native.address(mm))
     cap = capacity(w, data_length // 8)
     if cap < 0:
@@ -171,7 +168,7 @@ def _free(mm: mmap.mmap, data_length: int) -> int:
                 continue
             if m.id not in pools:
                 try:
-                    pools[m.id] = _attach_segment(m.handle)
+                    pools[m.id] = _segment.attach_handle(m.handle)
                 except Exception:
                     pools[m.id] = None  # gone, not ours, not a handle: its slots are not ours to free
             pool = pools[m.id]

@@ -26,8 +26,9 @@ from ._array import SharedArray, attach as _attach, create as _create
 from ._dead_queue import damaged, damaged_message, publish_dead_senders_cell
 from ._dead_queue import pending as _pending
 from ._errors import InvalidSegmentError, QueueAbandonedError, WaitTimeoutError
+from ._format import data_length
 from ._futex import Wait, Words
-from ._layout import BY_CODE, MASK64, QueueDescriptor as Q, data_length
+from ._layout import BY_CODE, MASK64, QueueDescriptor as Q
 from ._pool import Pool, Slot, in_queue
 from ._words import OnSegment, data_words, ns
 

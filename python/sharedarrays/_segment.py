@@ -32,9 +32,10 @@ from ._errors import (
     SegmentNotFoundError,
     SharedArraysError,
 )
+from ._format import control_crc, data_length, file_size, npy_header, npy_prefix
 from ._futex import Words
-from ._handle import Handle, validate_name
-from ._layout import BACKEND_ORDINALS, BY_CODE, ElementType, control_crc, data_length, file_size, npy_header, npy_prefix
+from ._handle import Handle, parse as parse_handle, validate_name
+from ._layout import BACKEND_ORDINALS, BY_CODE, ElementType
 from ._layout import SegmentDescriptor as D
 
 DIR_ENV = "SHARED_ARRAYS_DIR"
@@ -627,6 +628,24 @@ def attach_memfd_fd(fd: int, h: Handle, proc: str, trusted: frozenset = frozense
         os.close(fd)
         raise
     return _attach(fd, None, s.st_size, h, str(h), lambda i: Handle("memfd", pid=_proc.self_pid(), fd=fd, id=i))
+
+
+def attach_handle(handle, trusted: frozenset = frozenset()) -> Segment:
+    """Attaches the segment a handle (a string, or anything whose str() is one) names."""
+    h = parse_handle(str(handle))
+    if h.backend == "shm":
+        p = os.path.join(shm_directory(), h.name)
+        return attach_file(p, h, lambda i: Handle("shm", name=h.name, id=i), trusted)
+    if h.backend == "file":
+        d = file_default_directory()
+        if os.path.dirname(h.path) == d:
+            unsafe = unsafe_directory(d)
+            if unsafe:
+                raise InvalidSegmentError(f"cannot attach {h}: {unsafe}")
+        return attach_file(h.path, h, lambda i: Handle("file", path=h.path, id=i), trusted)
+    if h.backend == "memfd":
+        return attach_memfd(h, trusted)
+    raise SharedArraysError(f"cannot attach {h}")
 
 
 def _attach(fd: int, path: str | None, size: int, expected: Handle, where: str, handle_of: Callable[[int], Handle]) -> Segment:

@@ -19,7 +19,7 @@ import threading
 import time
 
 from . import _dead_queue, _proc, _scan, _segment
-from ._layout import is_header_page
+from ._format import is_header_page
 from ._layout import SegmentDescriptor as D
 
 AUTO_SWEEP_ENV = "SHARED_ARRAYS_AUTO_SWEEP"

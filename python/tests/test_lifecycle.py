@@ -16,7 +16,7 @@ import pytest
 
 import sharedarrays as sa
 from sharedarrays import _proc, _sweep
-from sharedarrays._layout import NPY_MAGIC, npy_header
+from sharedarrays._format import NPY_MAGIC, npy_header
 from sharedarrays._layout import SegmentDescriptor as D
 
 from conftest import Peer

@@ -27,6 +27,8 @@ class Type:
     name: str
     kind: str  # 'f', 'i', 'u' or 'b' (bool: a byte holding 0 or 1), as numpy
     size: int  # bytes
+    code: int  # stored in a segment's control block; never changes
+    descr: str  # numpy's
 
     @property
     def marker(self):
@@ -97,7 +99,7 @@ def read_types(path):
         name, kind, size = m[1], m[4], int(m[5])
         if (kind, size) not in PRIMITIVE:
             raise TableError(f"{path}:{i + 1}: no Java primitive for kind '{kind}' of {size} bytes")
-        types.append(Type(name, kind, size))
+        types.append(Type(name, kind, size, int(m[2]), m[3]))
         if m[6] == ";":
             return types
     raise TableError(f"{path}: the rows of ElementType do not end with ';'")
