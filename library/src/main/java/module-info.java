@@ -6,7 +6,7 @@
  * protocols), {@code array} (strided layouts, element codecs, copies, reductions), {@code io}
  * (.npy files), {@code kernel} (the element-type table, operations, generated loops) and
  * {@code render} (the pictures of toPng). {@code dev.sharedarrays.cli} is the command line. The
- * README's Layout lists them with their layers; PackageCyclesTest and LayeringTest check them.
+ * docs/ARCHITECTURE.md lists them with their layers; PackageCyclesTest and LayeringTest check them.
  */
 module dev.sharedarrays {
     exports dev.sharedarrays;
