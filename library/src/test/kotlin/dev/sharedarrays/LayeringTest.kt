@@ -5,11 +5,8 @@ import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.collections.shouldBeEmpty
 import io.kotest.matchers.ints.shouldBeGreaterThan
 import io.kotest.matchers.shouldBe
-import java.io.PrintWriter
-import java.io.StringWriter
 import java.nio.file.Files
 import java.nio.file.Path
-import java.util.spi.ToolProvider
 import kotlin.io.path.extension
 import kotlin.io.path.readBytes
 
@@ -74,17 +71,7 @@ internal object Layering {
     }
 
     /** Class-to-class dependencies of the classes under [classes], as jdeps -verbose:class prints them. */
-    fun classEdges(classes: Path): Set<Pair<String, String>> {
-        val jdeps = ToolProvider.findFirst("jdeps").orElseThrow { AssertionError("this JDK has no jdeps") }
-        val out = StringWriter()
-        val err = StringWriter()
-        val status = jdeps.run(PrintWriter(out), PrintWriter(err), "-verbose:class", classes.toString())
-        withClue(err.toString()) { status shouldBe 0 }
-        return out.toString().lines().mapNotNull { line ->
-            val parts = line.trim().split(Regex("\\s+"))
-            if (parts.size >= 3 && parts[1] == "->") parts[0] to parts[2] else null
-        }.toSet()
-    }
+    fun classEdges(classes: Path): Set<Pair<String, String>> = PackageGraph.jdepsEdges("-verbose:class", classes)
 
     /** "internal class -> API class" for each use of an API class that is not an exception, a value, an option or a marker. */
     fun internalMisuses(edges: Set<Pair<String, String>>): List<String> =

@@ -36,16 +36,20 @@ internal object PackageGraph {
     private const val PREFIX = "dev.sharedarrays.internal."
 
     /** Package-to-package dependencies between internal packages, as jdeps -verbose:package prints them. */
-    fun internalEdges(classes: Path): Set<Pair<String, String>> {
+    fun internalEdges(classes: Path): Set<Pair<String, String>> =
+        jdepsEdges("-verbose:package", classes).filter { (from, to) -> from.startsWith(PREFIX) && to.startsWith(PREFIX) && from != to }
+            .map { (from, to) -> from.removePrefix(PREFIX) to to.removePrefix(PREFIX) }.toSet()
+
+    /** Every "from -> to" line jdeps prints for [classes] at [verbose] (-verbose:package or -verbose:class). */
+    fun jdepsEdges(verbose: String, classes: Path): Set<Pair<String, String>> {
         val jdeps = ToolProvider.findFirst("jdeps").orElseThrow { AssertionError("this JDK has no jdeps") }
         val out = StringWriter()
         val err = StringWriter()
-        val status = jdeps.run(PrintWriter(out), PrintWriter(err), "-verbose:package", classes.toString())
+        val status = jdeps.run(PrintWriter(out), PrintWriter(err), verbose, classes.toString())
         withClue(err.toString()) { status shouldBe 0 }
         return out.toString().lines().mapNotNull { line ->
             val parts = line.trim().split(Regex("\\s+"))
-            if (parts.size >= 3 && parts[1] == "->" && parts[0].startsWith(PREFIX) && parts[2].startsWith(PREFIX)
-                && parts[0] != parts[2]) parts[0].removePrefix(PREFIX) to parts[2].removePrefix(PREFIX) else null
+            if (parts.size >= 3 && parts[1] == "->") parts[0] to parts[2] else null
         }.toSet()
     }
 
