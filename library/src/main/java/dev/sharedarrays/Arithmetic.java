@@ -1,11 +1,8 @@
 package dev.sharedarrays;
 
-import dev.sharedarrays.internal.array.InPlace;
-import dev.sharedarrays.internal.array.Loops;
-import dev.sharedarrays.internal.array.Shapes;
-import dev.sharedarrays.internal.array.StridedLayout;
-import dev.sharedarrays.internal.kernel.ElementType;
 import dev.sharedarrays.internal.kernel.Op;
+import dev.sharedarrays.internal.ndarray.ArithmeticOps;
+import dev.sharedarrays.internal.ndarray.ArrayCore;
 
 /**
  * Out-of-place arithmetic of a {@link SharedNDArray}, numpy's {@code a + b}: each result is a
@@ -21,8 +18,8 @@ import dev.sharedarrays.internal.kernel.Op;
  */
 public sealed interface Arithmetic<T extends DType<T>> permits SharedNDArray {
 
-    private SharedNDArray<T> self() {
-        return (SharedNDArray<T>) this;
+    private ArrayCore core() {
+        return ((SharedNDArray<T>) this).core();
     }
 
     /**
@@ -116,61 +113,20 @@ public sealed interface Arithmetic<T extends DType<T>> permits SharedNDArray {
 
     /** {@code -this}: floats flip their sign (-0.0 too), integers wrap (numpy's negative). */
     default SharedNDArray<T> negate() {
-        SharedNDArray<T> a = self();
-        if (a.type().isFloatingPoint()) {
-            return withScalar(Op.MUL, -1.0, 0, false);
-        }
-        return reflected(Op.SUB, 0, 0, true);
+        return SharedNDArray.of(ArithmeticOps.negate(core()));
     }
 
     private SharedNDArray<T> combine(Op op, SharedNDArray<T> other) {
-        SharedNDArray<T> a = self();
-        if (a.type() != other.type()) {
-            throw new DTypeMismatchException("cannot " + op.verb() + " a " + other.dtype() + " array and a " + a.dtype()
-                    + " array: dtypes differ (" + other.dtype().descr() + " vs " + a.dtype().descr() + "); convert one with astype");
-        }
-        long[] shape = Shapes.broadcast(a.layout().shape(), other.layout().shape());
-        return Elementwise.reading(() -> {
-            a.checkOpen();
-            other.checkOpen();
-            StridedLayout lb = other.layout().broadcastTo(shape);
-            InPlace.checkOperand(a.type(), op, other.mem(), lb);
-            SharedNDArray<T> out = Local.empty(a.dtype(), shape);
-            Loops.binaryInto(a.type(), op, out.mem(), out.layout(), a.mem(), a.layout().broadcastTo(shape), other.mem(), lb);
-            return out;
-        }, a, other);
+        return SharedNDArray.of(ArithmeticOps.combine(op, core(), other.core()));
     }
 
-    /** this (op) the scalar: lv if isLong, else dv; checked before the result is made. */
+    /** this (op) the scalar: lv if isLong, else dv. */
     private SharedNDArray<T> withScalar(Op op, double dv, long lv, boolean isLong) {
-        SharedNDArray<T> a = self();
-        ElementType t = a.type();
-        InPlace.checkArithmetic(t, op);
-        long l = isLong || t.isFloatingPoint() ? lv : InPlace.wholeOperand(t, op, dv);
-        InPlace.checkScalar(t, op, l);
-        double d = isLong ? lv : dv;
-        return a.locks().read(() -> {
-            a.checkOpen();
-            SharedNDArray<T> out = Local.empty(a.dtype(), a.layout().shape());
-            Loops.scalarInto(t, op, out.mem(), out.layout(), a.mem(), a.layout(), d, l);
-            return out;
-        });
+        return SharedNDArray.of(ArithmeticOps.withScalar(core(), op, dv, lv, isLong));
     }
 
-    /** value (op) this, numpy's reflected operation: lv if isLong, else dv. */
+    /** value (op) this: lv if isLong, else dv. */
     private SharedNDArray<T> reflected(Op op, double dv, long lv, boolean isLong) {
-        SharedNDArray<T> a = self();
-        ElementType t = a.type();
-        InPlace.checkArithmetic(t, op);
-        long l = isLong || t.isFloatingPoint() ? lv : InPlace.wholeOperand(t, op, dv);
-        InPlace.checkRange(t, l);
-        double d = isLong ? lv : dv;
-        return a.locks().read(() -> {
-            a.checkOpen();
-            InPlace.checkOperand(t, op, a.mem(), a.layout()); // a is the divisor
-            SharedNDArray<T> out = Local.empty(a.dtype(), a.layout().shape());
-            Loops.reflectedInto(t, op, out.mem(), out.layout(), d, l, a.mem(), a.layout());
-            return out;
-        });
+        return SharedNDArray.of(ArithmeticOps.reflected(core(), op, dv, lv, isLong));
     }
 }

@@ -1,12 +1,8 @@
 package dev.sharedarrays;
 
-import dev.sharedarrays.internal.array.ElementMath;
-import dev.sharedarrays.internal.array.Shapes;
-import dev.sharedarrays.internal.array.StridedLayout;
-import dev.sharedarrays.internal.kernel.ElementType;
 import dev.sharedarrays.internal.kernel.MathOp;
-import java.lang.foreign.MemorySegment;
-import java.util.Arrays;
+import dev.sharedarrays.internal.ndarray.ArrayCore;
+import dev.sharedarrays.internal.ndarray.MathOps;
 import java.util.Objects;
 
 /**
@@ -203,16 +199,13 @@ public final class ArrayMath {
      * @throws ShapeMismatchException if the shapes do not broadcast
      */
     public static <T extends DType<T>> SharedNDArray<T> pow(SharedNDArray<T> a, SharedNDArray<T> b) {
-        Objects.requireNonNull(a, "a");
-        Objects.requireNonNull(b, "b");
-        long[] shape = Shapes.broadcast(a.layout().shape(), b.layout().shape());
-        return binary(a, b, null, shape);
+        return binary(a, b, null);
     }
 
     /** a[i] to the power b[i] into out, a and b broadcast to out's shape; returns out. */
     public static <T extends DType<T>> SharedNDArray<T> pow(SharedNDArray<T> a, SharedNDArray<T> b, SharedNDArray<T> out) {
         Objects.requireNonNull(out, "out");
-        return binary(a, b, out, out.shape());
+        return binary(a, b, out);
     }
 
     /**
@@ -230,16 +223,7 @@ public final class ArrayMath {
     /** Each element of a limited to [lo, hi], into out; returns out. */
     public static <T extends DType<T>> SharedNDArray<T> clip(SharedNDArray<T> a, double lo, double hi, SharedNDArray<T> out) {
         Objects.requireNonNull(a, "a");
-        if (a.type().isFloatingPoint()) {
-            return unary(MathOp.CLIP, a, out, lo, hi);
-        }
-        for (double v : new double[] {lo, hi}) {
-            if (v != Math.rint(v)) {
-                throw new DTypeMismatchException("clip of " + a.dtype() + " elements to [" + lo + ", " + hi + "]: the bound " + v
-                        + " is not a whole number (numpy would return float64); pass whole numbers, or convert first with a.astype(F64.TYPE)");
-            }
-        }
-        return clip(a, (long) lo, (long) hi, out);
+        return result(MathOps.clip(a.core(), lo, hi, coreOf(out)), out);
     }
 
     /**
@@ -256,122 +240,26 @@ public final class ArrayMath {
     /** Each element of a limited to [lo, hi], into out; returns out. */
     public static <T extends DType<T>> SharedNDArray<T> clip(SharedNDArray<T> a, long lo, long hi, SharedNDArray<T> out) {
         Objects.requireNonNull(a, "a");
-        ElementType t = a.type();
-        if (t.isFloatingPoint()) {
-            return unary(MathOp.CLIP, a, out, lo, hi);
-        }
-        if (t.isBool()) {
-            throw new DTypeMismatchException("clip takes number arrays, not BOOL (" + t.descr() + "); convert first with a.astype(I64.TYPE)");
-        }
-        if (lo > t.maxValue() || hi < t.minValue()) {
-            throw new IllegalArgumentException("clip of " + t + " elements to [" + lo + ", " + hi + "]: the bound "
-                    + (lo > t.maxValue() ? lo : hi) + " is out of range for " + t + " (" + t.minValue() + " to " + t.maxValue()
-                    + "); numpy refuses it too");
-        }
-        return integers(MathOp.CLIP, a, out, Math.max(lo, t.minValue()), Math.min(hi, t.maxValue()));
+        return result(MathOps.clip(a.core(), lo, hi, coreOf(out)), out);
     }
 
     private static <T extends DType<T>> SharedNDArray<T> unary(MathOp op, SharedNDArray<T> a, SharedNDArray<T> out, double p, double q) {
         Objects.requireNonNull(a, "a");
-        ElementType t = a.type();
-        if (!t.isFloatingPoint()) {
-            if (!op.takesIntegers() || !isInteger(t)) {
-                throw new DTypeMismatchException(op.numpyName() + " takes F64 and F32 arrays, not " + t + " (" + t.descr()
-                        + "); numpy would return float64: convert first with a.astype(F64.TYPE)");
-            }
-            return integers(op, a, out, 0, 0);
-        }
-        return run(op, a, out, (o, lo, in) -> ElementMath.unary(t, op, in, o, lo, p, q));
+        return result(MathOps.unary(op, a.core(), coreOf(out), p, q), out);
     }
 
-    private static <T extends DType<T>> SharedNDArray<T> integers(MathOp op, SharedNDArray<T> a, SharedNDArray<T> out, long lo, long hi) {
-        ElementType t = a.type();
-        return run(op, a, out, (o, l, in) -> ElementMath.unaryInt(t, op, in, o, l, lo, hi));
-    }
-
-    private static boolean isInteger(ElementType t) {
-        return t.kind() == 'i' || t.kind() == 'u';
-    }
-
-    /** The kernel call of one function: writes out (memory o, layout lo) from the input. */
-    private interface Body {
-        void run(MemorySegment o, StridedLayout lo, ElementMath.In in);
-    }
-
-    private static <T extends DType<T>> SharedNDArray<T> run(MathOp op, SharedNDArray<T> a, SharedNDArray<T> out, Body body) {
-        SharedNDArray<T> target = out != null ? out : newArray(a.dtype(), a.shape());
-        try {
-            checkOut(op.numpyName(), a, target);
-            StridedLayout la = operand(op.numpyName(), "the input", a, target.shape());
-            MemorySegment am = a.mem();
-            MemorySegment om = target.mem();
-            ElementMath.In in = new ElementMath.In(am, la, a.id() == target.id());
-            target.locks().writeReading(a.locks(), () -> body.run(om, target.layout(), in));
-        } catch (RuntimeException | Error e) {
-            if (out == null) {
-                target.close();
-            }
-            throw e;
-        }
-        return target;
-    }
-
-    private static <T extends DType<T>> SharedNDArray<T> binary(SharedNDArray<T> a, SharedNDArray<T> b, SharedNDArray<T> out, long[] shape) {
+    private static <T extends DType<T>> SharedNDArray<T> binary(SharedNDArray<T> a, SharedNDArray<T> b, SharedNDArray<T> out) {
         Objects.requireNonNull(a, "a");
         Objects.requireNonNull(b, "b");
-        ElementType t = a.type();
-        if (!t.isFloatingPoint()) {
-            throw new DTypeMismatchException("pow takes F64 and F32 arrays, not " + t + " (" + t.descr()
-                    + "); convert first with a.astype(F64.TYPE)");
-        }
-        if (b.type() != t) {
-            throw new DTypeMismatchException("pow: the exponent array is " + b.dtype() + " (" + b.dtype().descr() + ") but the base is "
-                    + t + " (" + t.descr() + "); they must have one dtype: convert one with astype");
-        }
-        SharedNDArray<T> target = out != null ? out : newArray(a.dtype(), shape);
-        try {
-            checkOut("pow", a, target);
-            StridedLayout la = operand("pow", "the base", a, shape);
-            StridedLayout lb = operand("pow", "the exponent", b, shape);
-            MemorySegment am = a.mem();
-            MemorySegment bm = b.mem();
-            MemorySegment om = target.mem();
-            ElementMath.In x = new ElementMath.In(am, la, a.id() == target.id());
-            ElementMath.In y = new ElementMath.In(bm, lb, b.id() == target.id());
-            target.locks().writeReading(a.locks(), b.locks(), () -> ElementMath.pow(t, x, y, om, target.layout()));
-        } catch (RuntimeException | Error e) {
-            if (out == null) {
-                target.close();
-            }
-            throw e;
-        }
-        return target;
+        return result(MathOps.pow(a.core(), b.core(), coreOf(out)), out);
     }
 
-    private static void checkOut(String fn, SharedNDArray<?> a, SharedNDArray<?> out) {
-        if (out.type() != a.type()) {
-            throw new DTypeMismatchException(fn + ": out is " + out.dtype() + " (" + out.dtype().descr() + ") but the input is "
-                    + a.dtype() + " (" + a.dtype().descr() + "); out must have the input's dtype (numpy's out= would cast, this "
-                    + "library does not): pass an out of " + a.dtype() + ", or convert with astype");
-        }
+    private static ArrayCore coreOf(SharedNDArray<?> out) {
+        return out == null ? null : out.core();
     }
 
-    /** x's layout stretched to shape. */
-    private static StridedLayout operand(String fn, String what, SharedNDArray<?> x, long[] shape) {
-        StridedLayout l = x.layout();
-        if (Arrays.equals(l.shape(), shape)) {
-            return l;
-        }
-        StridedLayout stretched = l.broadcastTo(shape);
-        if (stretched == null) {
-            throw new ShapeMismatchException(fn + ": " + what + " of shape " + Arrays.toString(l.shape())
-                    + " does not broadcast to out's shape " + Arrays.toString(shape)
-                    + " (numpy's rule: from the last axis, each dimension equal or 1; out is never stretched)");
-        }
-        return stretched;
-    }
-
-    private static <T extends DType<T>> SharedNDArray<T> newArray(T dtype, long[] shape) {
-        return Local.empty(dtype, shape);
+    /** out itself when the caller gave one, else the new array. */
+    private static <T extends DType<T>> SharedNDArray<T> result(ArrayCore made, SharedNDArray<T> out) {
+        return out != null ? out : SharedNDArray.of(made);
     }
 }

@@ -126,7 +126,7 @@ public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
     public static <T extends DType<T>> ArrayPool<T> attach(ArrayHandle handle, T dtype) {
         SharedNDArray<T> a = SharedArrays.attach(handle, dtype);
         try {
-            int n = a.segment().guard(() -> PoolProtocol.slots(a.segment().control()));
+            int n = a.core().segment().guard(() -> PoolProtocol.slots(a.core().segment().control()));
             if (n < 0 || n != a.shape()[0] || a.ndim() < 2) {
                 throw new InvalidSegmentException(handle + " is not an array pool: it is an array of " + a.dtype() + " "
                         + Arrays.toString(a.shape()) + " without pool words in its control block");
@@ -279,7 +279,7 @@ public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
         lease[0] = new SlotLease(control(), i, () -> held.remove(lease[0]));
         held.add(lease[0]);
         try {
-            return array.slot(i, lease[0]);
+            return SharedNDArray.of(array.core().slot(i, lease[0]));
         } catch (RuntimeException e) {
             lease[0].release();
             throw e;
@@ -287,11 +287,11 @@ public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
     }
 
     MemorySegment control() {
-        return array.segment().control();
+        return array.core().segment().control();
     }
 
     Segment segment() {
-        return array.segment();
+        return array.core().segment();
     }
 
     /** Moves slot i from owner {@code from} to {@code to} (a queue's claim or free of a slot in flight); false if {@code from} does not own it. */

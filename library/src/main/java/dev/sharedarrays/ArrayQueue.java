@@ -80,7 +80,7 @@ public final class ArrayQueue implements AutoCloseable {
 
     private ArrayQueue(SharedNDArray<I64> array, int capacity) {
         this.array = array;
-        this.protocol = array.segment().guard(() -> new QueueProtocol(array.data(), capacity, array.handle().toString()));
+        this.protocol = array.core().segment().guard(() -> new QueueProtocol(array.data(), capacity, array.handle().toString()));
         this.atExit = new ExitClose(this);
         Registry.atExit(atExit, Registry.ExitStage.QUEUES);
     }
@@ -116,7 +116,7 @@ public final class ArrayQueue implements AutoCloseable {
             if (q != null) {
                 q.close();
             } else if (!array.isClosed()) {
-                array.segment().updateUnlessTruncated(() -> leave(array, protocol, peers));
+                array.core().segment().updateUnlessTruncated(() -> leave(array, protocol, peers));
             }
         }
     }
@@ -159,7 +159,7 @@ public final class ArrayQueue implements AutoCloseable {
         SharedNDArray<?> any = SharedArrays.attach(handle);
         try {
             int capacity = any.dtype() == I64.TYPE && any.ndim() == 1
-                    ? any.segment().guard(() -> QueueProtocol.capacity(any.data(), any.size())) : -1;
+                    ? any.core().segment().guard(() -> QueueProtocol.capacity(any.data(), any.size())) : -1;
             if (capacity < 0) {
                 throw new InvalidSegmentException(handle + " is not an array queue: it is an array of " + any.dtype() + " "
                         + Arrays.toString(any.shape()) + " without the queue's words");
@@ -210,7 +210,7 @@ public final class ArrayQueue implements AutoCloseable {
     }
 
     private Segment segment() {
-        return array.segment();
+        return array.core().segment();
     }
 
     /**
@@ -285,21 +285,21 @@ public final class ArrayQueue implements AutoCloseable {
     }
 
     private boolean sendGuarded(SharedNDArray<?> a, long nanos, BooleanSupplier cancelled) {
-        a.checkOpen();
+        a.core().checkOpen();
         if (a.backend() == Backend.ANONYMOUS) {
             throw new IllegalArgumentException("an anonymous array cannot be sent to another process (" + a.handle()
                     + "); create it with the shm, memfd or file backend");
         }
         register(true);
-        SlotLease lease = a.lease();
+        SlotLease lease = a.core().lease();
         // a slot array's id and handle are its pool's
         QueueMessage m = new QueueMessage(lease != null ? QueueMessage.Kind.POOL_SLOT : QueueMessage.Kind.VIEW, a.id(),
-                lease != null ? lease.slot() : a.layout().offset(), a.dtype().code(), a.shape(), a.strides(),
+                lease != null ? lease.slot() : a.core().layout().offset(), a.dtype().code(), a.shape(), a.strides(),
                 a.handle().toString(), Proc.selfIdent(), 0);
         // the slot's words are its pool's: a fault there is named after the pool's file
-        boolean sent = protocol.send(m, lease == null ? null : owner -> a.segment().guard(() -> lease.moveTo(owner)), nanos, cancelled);
+        boolean sent = protocol.send(m, lease == null ? null : owner -> a.core().segment().guard(() -> lease.moveTo(owner)), nanos, cancelled);
         if (sent && lease != null) {
-            a.sent();
+            a.core().sent();
         }
         return sent;
     }
@@ -418,7 +418,7 @@ public final class ArrayQueue implements AutoCloseable {
             return poolOf(m).adopt((int) m.index());
         }
         SharedNDArray<?> base = arrays.computeIfAbsent(m.id(), id -> SharedArrays.attach(parse(m.handle())));
-        return base.viewOf(m.index(), m.shape(), m.strides());
+        return SharedNDArray.of(base.core().viewOf(m.index(), m.shape(), m.strides()));
     }
 
     private synchronized void register(boolean asProducer) {
@@ -485,7 +485,7 @@ public final class ArrayQueue implements AutoCloseable {
 
     /** Ends the queue if this is the creator of an OWNER queue, and leaves as producer and consumer. */
     private static void leave(SharedNDArray<I64> array, QueueProtocol protocol, Peers peers) {
-        if (array.isOwner() && array.segment().facts().lifetime() == Lifetime.OWNER) {
+        if (array.isOwner() && array.core().segment().facts().lifetime() == Lifetime.OWNER) {
             protocol.end();
         }
         if (peers.producer >= 0) {

@@ -2,6 +2,7 @@ package dev.sharedarrays;
 
 import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
 
+import dev.sharedarrays.internal.ndarray.ArrayCore;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -42,8 +43,8 @@ public final class ArrayRandom {
         if (!Double.isFinite(low) || !Double.isFinite(high)) {
             throw new IllegalArgumentException("uniform(" + low + ", " + high + "): bounds must be finite");
         }
-        SharedNDArray<F64> out = Local.empty(F64.TYPE, shape.clone());
-        MemorySegment d = out.mem();
+        SharedNDArray<F64> out = SharedNDArray.of(ArrayCore.empty(F64.TYPE, shape.clone()));
+        MemorySegment d = out.data();
         long n = out.size();
         double range = high - low;
         for (long i = 0; i < n; i++) {
@@ -68,8 +69,8 @@ public final class ArrayRandom {
             throw new IllegalArgumentException("normal(" + mean + ", " + std + "): the mean must be finite and the standard "
                     + "deviation finite and >= 0");
         }
-        SharedNDArray<F64> out = Local.empty(F64.TYPE, shape.clone());
-        MemorySegment d = out.mem();
+        SharedNDArray<F64> out = SharedNDArray.of(ArrayCore.empty(F64.TYPE, shape.clone()));
+        MemorySegment d = out.data();
         long n = out.size();
         for (long i = 0; i < n; i += 2) {
             double r = StrictMath.sqrt(-2 * StrictMath.log(1 - nextDouble()));

@@ -1,11 +1,8 @@
 package dev.sharedarrays;
 
-import dev.sharedarrays.internal.kernel.ElementCodec;
-import dev.sharedarrays.internal.array.HeapCopy;
-import dev.sharedarrays.internal.array.Loops;
 import dev.sharedarrays.internal.kernel.Op;
-import java.lang.foreign.MemorySegment;
-import java.util.Arrays;
+import dev.sharedarrays.internal.ndarray.ArrayCore;
+import dev.sharedarrays.internal.ndarray.BulkOps;
 import java.util.List;
 
 /**
@@ -17,20 +14,18 @@ import java.util.List;
  */
 public sealed interface BulkAccess<T extends DType<T>> permits SharedNDArray {
 
-    private SharedNDArray<T> self() {
-        return (SharedNDArray<T>) this;
+    private ArrayCore core() {
+        return ((SharedNDArray<T>) this).core();
     }
 
     /** Sets every element; integer types take the value truncated and wrapped. */
     default void fill(double value) {
-        SharedNDArray<T> a = self();
-        a.locks().write(() -> Loops.fill(a.type(), a.mem(), a.layout(), value, ElementCodec.toLongBits(a.type(), value)));
+        BulkOps.fill(core(), value);
     }
 
     /** Sets every element; wrapped to the element width (floats: converted). */
     default void fill(long value) {
-        SharedNDArray<T> a = self();
-        a.locks().write(() -> Loops.fill(a.type(), a.mem(), a.layout(), (double) value, value));
+        BulkOps.fill(core(), value);
     }
 
     /** Sets every element to zero. */
@@ -79,60 +74,37 @@ public sealed interface BulkAccess<T extends DType<T>> permits SharedNDArray {
     }
 
     private void copyIn(Object heapArray, int length) {
-        SharedNDArray<T> a = self();
-        a.locks().write(() -> {
-            if (length != a.size()) {
-                throw new ShapeMismatchException("a heap array of " + length + " elements does not fit an array of size " + a.size()
-                        + " (shape " + Arrays.toString(a.layout().shape()) + ")");
-            }
-            HeapCopy.copyIn(a.type(), a.mem(), a.layout(), heapArray);
-        });
+        BulkOps.copyIn(core(), heapArray, length);
     }
 
     /** Copies another array of the same dtype and shape into this one (overlapping views as numpy: through a temporary). */
     default void copyFrom(SharedNDArray<T> other) {
-        self().binary(Op.ASSIGN, other);
+        core().binary(Op.ASSIGN, other.core());
     }
 
     /** The elements in row-major order as doubles. */
     default double[] toDoubleArray() {
-        return copyOut(new double[heapLength()]);
+        return BulkOps.copyOut(core(), new double[BulkOps.heapLength(core())]);
     }
 
     /** The elements in row-major order as longs, as {@link SharedNDArray#getLong(long)}. */
     default long[] toLongArray() {
-        return copyOut(new long[heapLength()]);
+        return BulkOps.copyOut(core(), new long[BulkOps.heapLength(core())]);
     }
 
     /** The elements in row-major order as floats. */
     default float[] toFloatArray() {
-        return copyOut(new float[heapLength()]);
+        return BulkOps.copyOut(core(), new float[BulkOps.heapLength(core())]);
     }
 
     /** The elements in row-major order as ints (wider values truncated to 32 bits). */
     default int[] toIntArray() {
-        return copyOut(new int[heapLength()]);
+        return BulkOps.copyOut(core(), new int[BulkOps.heapLength(core())]);
     }
 
     /** The elements in row-major order as booleans: true for every nonzero element (NaN too), as numpy's cast to bool. */
     default boolean[] toBooleanArray() {
-        return copyOut(new boolean[heapLength()]);
-    }
-
-    private <A> A copyOut(A heapArray) {
-        SharedNDArray<T> a = self();
-        return a.locks().read(() -> {
-            HeapCopy.copyOut(a.type(), a.mem(), a.layout(), heapArray);
-            return heapArray;
-        });
-    }
-
-    private int heapLength() {
-        long size = self().size();
-        if (size > Integer.MAX_VALUE - 8) {
-            throw new IllegalStateException("an array of " + size + " elements does not fit a Java array; copy a slice");
-        }
-        return (int) size;
+        return BulkOps.copyOut(core(), new boolean[BulkOps.heapLength(core())]);
     }
 
     /**
@@ -141,15 +113,7 @@ public sealed interface BulkAccess<T extends DType<T>> permits SharedNDArray {
      * Long for U32, BigInteger for U64; Integer 0 or 1 for Bool. A copy.
      */
     default List<Number> toList() {
-        SharedNDArray<T> a = self();
-        return a.locks().read(() -> {
-            Number[] out = new Number[heapLength()];
-            MemorySegment d = a.mem();
-            for (int i = 0; i < out.length; i++) {
-                out[i] = ElementCodec.getNumber(a.type(), d, a.flatOffset(i));
-            }
-            return List.of(out);
-        });
+        return BulkOps.toList(core());
     }
 
     /**
@@ -158,22 +122,11 @@ public sealed interface BulkAccess<T extends DType<T>> permits SharedNDArray {
      * for a copy other processes can attach.
      */
     default SharedNDArray<T> copy() {
-        SharedNDArray<T> a = self();
-        return a.locks().read(() -> {
-            a.checkOpen();
-            SharedNDArray<T> out = Local.empty(a.dtype(), a.layout().shape());
-            Loops.binary(a.type(), Op.ASSIGN, out.mem(), out.layout(), a.mem(), a.layout());
-            return out;
-        });
+        return SharedNDArray.of(BulkOps.copy(core()));
     }
 
     /** A new contiguous shared array with these elements, created as {@code options} say. */
     default SharedNDArray<T> copy(CreateOptions options) {
-        SharedNDArray<T> a = self();
-        return a.locks().read(() -> {
-            a.checkOpen();
-            return SharedNDArray.filled(SharedArrays.create(a.dtype(), a.layout().shape(), options),
-                    out -> Loops.binary(a.type(), Op.ASSIGN, out.mem(), out.layout(), a.mem(), a.layout()));
-        });
+        return SharedNDArray.of(BulkOps.copy(core(), options));
     }
 }

@@ -1,8 +1,8 @@
 package dev.sharedarrays;
 
-import dev.sharedarrays.internal.array.MaskOps;
-import dev.sharedarrays.internal.array.StridedLayout;
 import dev.sharedarrays.internal.kernel.Cmp;
+import dev.sharedarrays.internal.ndarray.ArrayCore;
+import dev.sharedarrays.internal.ndarray.ComparisonOps;
 
 /**
  * Element-wise comparisons of a {@link SharedNDArray} with a scalar or with another array of the
@@ -20,8 +20,8 @@ import dev.sharedarrays.internal.kernel.Cmp;
  */
 public sealed interface Comparisons<T extends DType<T>> permits SharedNDArray {
 
-    private SharedNDArray<T> self() {
-        return (SharedNDArray<T>) this;
+    private ArrayCore core() {
+        return ((SharedNDArray<T>) this).core();
     }
 
     /** {@code a > value}, element-wise. */
@@ -120,29 +120,14 @@ public sealed interface Comparisons<T extends DType<T>> permits SharedNDArray {
     }
 
     private SharedNDArray<Bool> compare(Cmp c, double value) {
-        SharedNDArray<T> a = self();
-        return Elementwise.reading(() -> SharedNDArray.filled(Local.empty(Bool.TYPE, a.layout().shape()),
-                out -> MaskOps.compareScalar(a.type(), c, a.mem(), a.layout(), out.mem(), out.layout(), value)), a);
+        return SharedNDArray.of(ComparisonOps.compare(core(), c, value));
     }
 
     private SharedNDArray<Bool> compare(Cmp c, long value) {
-        SharedNDArray<T> a = self();
-        return Elementwise.reading(() -> SharedNDArray.filled(Local.empty(Bool.TYPE, a.layout().shape()),
-                out -> MaskOps.compareScalar(a.type(), c, a.mem(), a.layout(), out.mem(), out.layout(), value)), a);
+        return SharedNDArray.of(ComparisonOps.compare(core(), c, value));
     }
 
     private SharedNDArray<Bool> compare(Cmp c, SharedNDArray<T> other) {
-        SharedNDArray<T> a = self();
-        if (other.type() != a.type()) {
-            throw new DTypeMismatchException("cannot compare a " + a.dtype() + " array with a " + other.dtype() + " array ("
-                    + a.dtype().descr() + " vs " + other.dtype().descr() + "): convert one first");
-        }
-        long[] shape = Elementwise.broadcast(a.layout().shape(), other.layout().shape());
-        return Elementwise.reading(() -> {
-            StridedLayout la = a.layout().broadcastTo(shape);
-            StridedLayout lb = other.layout().broadcastTo(shape);
-            return SharedNDArray.filled(Local.empty(Bool.TYPE, shape),
-                    out -> MaskOps.compare(a.type(), c, a.mem(), la, other.mem(), lb, out.mem(), out.layout()));
-        }, a, other);
+        return SharedNDArray.of(ComparisonOps.compare(core(), c, other.core()));
     }
 }

@@ -1,8 +1,7 @@
 package dev.sharedarrays;
 
-import dev.sharedarrays.internal.array.Casts;
-import dev.sharedarrays.internal.array.Loops;
-import dev.sharedarrays.internal.kernel.Op;
+import dev.sharedarrays.internal.ndarray.ArrayCore;
+import dev.sharedarrays.internal.ndarray.ConversionOps;
 
 /**
  * Copies of a {@link SharedNDArray} into another element type or another kind of memory:
@@ -13,8 +12,8 @@ import dev.sharedarrays.internal.kernel.Op;
  */
 public sealed interface Conversions<T extends DType<T>> permits SharedNDArray {
 
-    private SharedNDArray<T> self() {
-        return (SharedNDArray<T>) this;
+    private ArrayCore core() {
+        return ((SharedNDArray<T>) this).core();
     }
 
     /**
@@ -27,7 +26,7 @@ public sealed interface Conversions<T extends DType<T>> permits SharedNDArray {
      * cannot attach it; {@link #share()} copies it into one they can.
      */
     default boolean isLocal() {
-        return self().segment().isLocal();
+        return core().isLocal();
     }
 
     /** A copy in a new shared array of this process's backend with a generated name, which the caller closes. */
@@ -37,7 +36,7 @@ public sealed interface Conversions<T extends DType<T>> permits SharedNDArray {
 
     /** A copy in a new shared array created as {@code options} say, which the caller closes. */
     default SharedNDArray<T> share(CreateOptions options) {
-        return self().copy(options);
+        return ((SharedNDArray<T>) this).copy(options);
     }
 
     /**
@@ -49,16 +48,6 @@ public sealed interface Conversions<T extends DType<T>> permits SharedNDArray {
      *         NaN, infinite or outside the integer target's range (numpy stores an undefined value)
      */
     default <U extends DType<U>> SharedNDArray<U> astype(U dtype) {
-        SharedNDArray<T> a = self();
-        return a.locks().read(() -> {
-            a.checkOpen();
-            SharedNDArray<U> out = Local.empty(dtype, a.layout().shape());
-            if (dtype.elementType() == a.type()) {
-                Loops.binary(a.type(), Op.ASSIGN, out.mem(), out.layout(), a.mem(), a.layout());
-            } else {
-                Casts.cast(a.type(), a.mem(), a.layout(), dtype.elementType(), out.mem(), out.layout());
-            }
-            return out;
-        });
+        return SharedNDArray.of(ConversionOps.astype(core(), dtype));
     }
 }

@@ -25,7 +25,7 @@ public final class HandleServer implements AutoCloseable {
             throw new IllegalArgumentException("serve passes memfd descriptors, but " + array.handle()
                     + " is a " + array.backend().id() + " array: pass its handle string instead");
         }
-        this.server = new FdPassing.Server(array::descriptor, array.handle().toString(), socketPath);
+        this.server = new FdPassing.Server(array.core()::descriptor, array.handle().toString(), socketPath);
     }
 
     public Path socketPath() {

@@ -1,6 +1,7 @@
 package dev.sharedarrays;
 
 import dev.sharedarrays.internal.kernel.Op;
+import dev.sharedarrays.internal.ndarray.ArrayCore;
 
 /**
  * In-place arithmetic of a {@link SharedNDArray} with a scalar or with another array of the
@@ -16,43 +17,43 @@ import dev.sharedarrays.internal.kernel.Op;
  */
 public sealed interface InPlaceArithmetic<T extends DType<T>> permits SharedNDArray {
 
-    private SharedNDArray<T> self() {
-        return (SharedNDArray<T>) this;
+    private ArrayCore core() {
+        return ((SharedNDArray<T>) this).core();
     }
 
     /** Adds a scalar to every element, in place. */
     default void add(double value) {
-        self().scalar(Op.ADD, value);
+        core().scalar(Op.ADD, value);
     }
 
     /** Subtracts a scalar from every element, in place. */
     default void sub(double value) {
-        self().scalar(Op.SUB, value);
+        core().scalar(Op.SUB, value);
     }
 
     /** Multiplies every element by a scalar, in place. */
     default void mul(double value) {
-        self().scalar(Op.MUL, value);
+        core().scalar(Op.MUL, value);
     }
 
     /** Divides every element by a scalar, in place (IEEE for floats: x/0 is ±inf or NaN). */
     default void divide(double value) {
-        self().scalar(Op.DIV, value);
+        core().scalar(Op.DIV, value);
     }
 
     /** Adds an integer scalar in place; integer arrays wrap. */
     default void add(long value) {
-        self().scalar(Op.ADD, value);
+        core().scalar(Op.ADD, value);
     }
 
     /** Subtracts an integer scalar in place; integer arrays wrap. */
     default void sub(long value) {
-        self().scalar(Op.SUB, value);
+        core().scalar(Op.SUB, value);
     }
 
     /** Multiplies by an integer scalar in place; integer arrays wrap. */
     default void mul(long value) {
-        self().scalar(Op.MUL, value);
+        core().scalar(Op.MUL, value);
     }
 
     /**
@@ -61,7 +62,7 @@ public sealed interface InPlaceArithmetic<T extends DType<T>> permits SharedNDAr
      * @throws ArithmeticException if {@code value == 0} for an integer array (nothing is written)
      */
     default void divide(long value) {
-        self().scalar(Op.DIV, value);
+        core().scalar(Op.DIV, value);
     }
 
     /**
@@ -71,17 +72,17 @@ public sealed interface InPlaceArithmetic<T extends DType<T>> permits SharedNDAr
      * @throws ShapeMismatchException if other's shape does not broadcast to this shape (numpy's rule)
      */
     default void add(SharedNDArray<T> other) {
-        self().binary(Op.ADD, other);
+        core().binary(Op.ADD, other.core());
     }
 
     /** Subtracts another array element-wise, in place; as {@link #add(SharedNDArray)}. */
     default void sub(SharedNDArray<T> other) {
-        self().binary(Op.SUB, other);
+        core().binary(Op.SUB, other.core());
     }
 
     /** Multiplies by another array element-wise, in place; as {@link #add(SharedNDArray)}. */
     default void mul(SharedNDArray<T> other) {
-        self().binary(Op.MUL, other);
+        core().binary(Op.MUL, other.core());
     }
 
     /**
@@ -90,6 +91,6 @@ public sealed interface InPlaceArithmetic<T extends DType<T>> permits SharedNDAr
      * @throws ArithmeticException if an integer divisor element is 0 (nothing is written)
      */
     default void divide(SharedNDArray<T> other) {
-        self().binary(Op.DIV, other);
+        core().binary(Op.DIV, other.core());
     }
 }

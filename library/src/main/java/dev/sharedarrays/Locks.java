@@ -1,14 +1,10 @@
 package dev.sharedarrays;
 
-import dev.sharedarrays.internal.array.Atomics;
-import dev.sharedarrays.internal.segment.OutOfLineAccess;
-import dev.sharedarrays.internal.segment.Segment;
-import dev.sharedarrays.internal.sync.ArrayLock;
-import dev.sharedarrays.internal.sync.ChangeSignal;
+import dev.sharedarrays.internal.ndarray.ArrayCore;
+import dev.sharedarrays.internal.ndarray.SignalOps;
 import dev.sharedarrays.internal.sync.WaitThreads;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.lang.foreign.MemorySegment;
 
 /**
  * The cross-process lock and the atomic element operations of a {@link SharedNDArray} (see its
@@ -18,8 +14,8 @@ import java.lang.foreign.MemorySegment;
  */
 public sealed interface Locks<T extends DType<T>> permits SharedNDArray {
 
-    private SharedNDArray<T> self() {
-        return (SharedNDArray<T>) this;
+    private ArrayCore core() {
+        return ((SharedNDArray<T>) this).core();
     }
 
     /** Runs {@code action} holding this array's write lock; see {@link #lockWrite()}. */
@@ -44,8 +40,7 @@ public sealed interface Locks<T extends DType<T>> permits SharedNDArray {
      * @throws IllegalStateException if this thread holds the read lock (no upgrade), or {@code isClosed()}
      */
     default HeldLock lockWrite() {
-        self().checkOpen();
-        return SegmentLockHold.take(self().segment(), true, Long.MAX_VALUE);
+        return SegmentLockHold.take(core(), true, Long.MAX_VALUE);
     }
 
     /**
@@ -54,8 +49,7 @@ public sealed interface Locks<T extends DType<T>> permits SharedNDArray {
      * @throws IllegalStateException if {@code isClosed()}
      */
     default HeldLock lockRead() {
-        self().checkOpen();
-        return SegmentLockHold.take(self().segment(), false, Long.MAX_VALUE);
+        return SegmentLockHold.take(core(), false, Long.MAX_VALUE);
     }
 
     /**
@@ -73,8 +67,7 @@ public sealed interface Locks<T extends DType<T>> permits SharedNDArray {
      */
     default HeldLock lockWrite(Duration timeout) {
         long nanos = WaitThreads.nanos(timeout);
-        self().checkOpen();
-        return SegmentLockHold.take(self().segment(), true, nanos);
+        return SegmentLockHold.take(core(), true, nanos);
     }
 
     /**
@@ -88,8 +81,7 @@ public sealed interface Locks<T extends DType<T>> permits SharedNDArray {
      */
     default HeldLock lockRead(Duration timeout) {
         long nanos = WaitThreads.nanos(timeout);
-        self().checkOpen();
-        return SegmentLockHold.take(self().segment(), false, nanos);
+        return SegmentLockHold.take(core(), false, nanos);
     }
 
     /**
@@ -98,14 +90,7 @@ public sealed interface Locks<T extends DType<T>> permits SharedNDArray {
      * @throws SegmentTruncatedException if another process truncated the array's file (shm and file arrays)
      */
     default LockStatus lockStatus() {
-        MemorySegment c = self().segment().control();
-        return self().segment().guard(() -> new LockStatus(ArrayLock.writerPid(c), ArrayLock.readerPids(c), ArrayLock.recoveries(c)));
-    }
-
-    private long atomicOffset(long index, long value, String what) {
-        SharedNDArray<T> a = self();
-        Atomics.check(a.type(), value, what, a.dtype());
-        return a.flatOffset(index) * a.itemSize();
+        return SignalOps.lockStatus(core());
     }
 
     /**
@@ -119,33 +104,27 @@ public sealed interface Locks<T extends DType<T>> permits SharedNDArray {
      * @throws IndexOutOfBoundsException if {@code index < 0 || index >= size()}
      */
     default boolean compareAndSet(long index, long expected, long value) {
-        long off = atomicOffset(index, value, "compareAndSet");
-        atomicOffset(index, expected, "compareAndSet");
-        return self().atomic(OutOfLineAccess.COMPARE_AND_SET, off, expected, value) != 0;
+        return SignalOps.compareAndSet(core(), index, expected, value);
     }
 
     /** Atomically adds {@code delta} to element {@code index} (wrapping) and returns the previous value; as {@link #compareAndSet}. */
     default long getAndAdd(long index, long delta) {
-        long off = atomicOffset(index, delta, "getAndAdd");
-        return self().atomic(OutOfLineAccess.GET_AND_ADD, off, delta, 0);
+        return SignalOps.getAndAdd(core(), index, delta);
     }
 
     /** Atomically replaces element {@code index} with {@code value} and returns the previous value; as {@link #compareAndSet}. */
     default long getAndSet(long index, long value) {
-        long off = atomicOffset(index, value, "getAndSet");
-        return self().atomic(OutOfLineAccess.GET_AND_SET, off, value, 0);
+        return SignalOps.getAndSet(core(), index, value);
     }
 
     /** Reads element {@code index} with volatile semantics; as {@link #compareAndSet}. */
     default long getVolatile(long index) {
-        long off = atomicOffset(index, 0, "getVolatile");
-        return self().atomic(OutOfLineAccess.GET_VOLATILE, off, 0, 0);
+        return SignalOps.getVolatile(core(), index);
     }
 
     /** Writes element {@code index} with volatile semantics; as {@link #compareAndSet}. */
     default void setVolatile(long index, long value) {
-        long off = atomicOffset(index, value, "setVolatile");
-        self().atomic(OutOfLineAccess.SET_VOLATILE, off, value, 0);
+        SignalOps.setVolatile(core(), index, value);
     }
 
     /**
@@ -158,14 +137,12 @@ public sealed interface Locks<T extends DType<T>> permits SharedNDArray {
      * @throws SegmentTruncatedException if another process truncated the array's file (shm and file arrays)
      */
     default long signalChange() {
-        MemorySegment c = self().segment().control();
-        return self().segment().guard(() -> ChangeSignal.signal(c));
+        return SignalOps.signalChange(core());
     }
 
     /** This array's change count now; see {@link #signalChange()}. */
     default long changeCount() {
-        MemorySegment c = self().segment().control();
-        return self().segment().guard(() -> ChangeSignal.count(c));
+        return SignalOps.changeCount(core());
     }
 
     /**
@@ -183,10 +160,7 @@ public sealed interface Locks<T extends DType<T>> permits SharedNDArray {
      *         interrupt or an executor's shutdownNow ends the wait within a futex slice (50 ms)
      */
     default long awaitChange(long lastSeen, Duration timeout) {
-        MemorySegment c = self().segment().control();
-        long nanos = WaitThreads.nanos(timeout);
-        Thread t = Thread.currentThread();
-        return self().segment().guard(() -> ChangeSignal.await(c, lastSeen, nanos, t::isInterrupted));
+        return SignalOps.awaitChange(core(), lastSeen, WaitThreads.nanos(timeout));
     }
 
     /**
@@ -196,13 +170,6 @@ public sealed interface Locks<T extends DType<T>> permits SharedNDArray {
      * @throws SegmentTruncatedException if another process truncated the array's file (shm and file arrays)
      */
     default CompletableFuture<Long> awaitChangeAsync(long lastSeen, Duration timeout) {
-        Segment segment = self().segment();
-        MemorySegment control = segment.control();
-        long nanos = WaitThreads.nanos(timeout);
-        long now = segment.guard(() -> ChangeSignal.count(control));
-        if (now != lastSeen || nanos == 0) {
-            return CompletableFuture.completedFuture(now);
-        }
-        return WaitThreads.submit(cancelled -> segment.guard(() -> ChangeSignal.await(control, lastSeen, nanos, cancelled)), r -> { });
+        return SignalOps.awaitChangeAsync(core(), lastSeen, WaitThreads.nanos(timeout));
     }
 }

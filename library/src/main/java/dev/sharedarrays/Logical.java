@@ -1,8 +1,8 @@
 package dev.sharedarrays;
 
-import dev.sharedarrays.internal.array.MaskOps;
-import dev.sharedarrays.internal.array.StridedLayout;
 import dev.sharedarrays.internal.kernel.Logic;
+import dev.sharedarrays.internal.ndarray.ArrayCore;
+import dev.sharedarrays.internal.ndarray.ComparisonOps;
 
 /**
  * Element-wise logic of {@link Bool} arrays, as numpy's {@code m1 & m2}, {@code m1 | m2},
@@ -14,8 +14,8 @@ import dev.sharedarrays.internal.kernel.Logic;
  */
 public sealed interface Logical<T extends DType<T>> permits SharedNDArray {
 
-    private SharedNDArray<T> self() {
-        return (SharedNDArray<T>) this;
+    private ArrayCore core() {
+        return ((SharedNDArray<T>) this).core();
     }
 
     /**
@@ -44,30 +44,10 @@ public sealed interface Logical<T extends DType<T>> permits SharedNDArray {
      * @throws DTypeMismatchException if this is not a Bool array
      */
     default SharedNDArray<Bool> not() {
-        SharedNDArray<T> a = self();
-        checkBool(a, "not");
-        return Elementwise.reading(() -> SharedNDArray.filled(Local.empty(Bool.TYPE, a.layout().shape()),
-                out -> MaskOps.logical(Logic.NOT, a.mem(), a.layout(), a.mem(), a.layout(), out.mem(), out.layout())), a);
+        return SharedNDArray.of(ComparisonOps.not(core()));
     }
 
     private SharedNDArray<Bool> logical(Logic op, SharedNDArray<Bool> other) {
-        SharedNDArray<T> a = self();
-        String name = op.name().toLowerCase(java.util.Locale.ROOT);
-        checkBool(a, name);
-        checkBool(other, name);
-        long[] shape = Elementwise.broadcast(a.layout().shape(), other.layout().shape());
-        return Elementwise.reading(() -> {
-            StridedLayout la = a.layout().broadcastTo(shape);
-            StridedLayout lb = other.layout().broadcastTo(shape);
-            return SharedNDArray.filled(Local.empty(Bool.TYPE, shape),
-                    out -> MaskOps.logical(op, a.mem(), la, other.mem(), lb, out.mem(), out.layout()));
-        }, a, other);
-    }
-
-    private static void checkBool(SharedNDArray<?> a, String op) {
-        if (!a.type().isBool()) {
-            throw new DTypeMismatchException(op + "() is for Bool arrays, this one holds " + a.dtype()
-                    + "; compare it first, as in a.ne(0)");
-        }
+        return SharedNDArray.of(ComparisonOps.logical(core(), op, other.core()));
     }
 }

@@ -1,16 +1,7 @@
 package dev.sharedarrays;
 
-import dev.sharedarrays.internal.kernel.ElementCodec;
-import dev.sharedarrays.internal.array.InPlace;
-import dev.sharedarrays.internal.array.Loops;
-import dev.sharedarrays.internal.array.MaskOps;
-import dev.sharedarrays.internal.array.StridedLayout;
-import dev.sharedarrays.internal.kernel.ElementType;
-import dev.sharedarrays.internal.kernel.Op;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.util.Arrays;
-import java.util.function.Consumer;
+import dev.sharedarrays.internal.ndarray.ArrayCore;
+import dev.sharedarrays.internal.ndarray.MaskingOps;
 
 /**
  * Boolean-mask indexing of a {@link SharedNDArray}, as numpy's {@code a[mask]} and
@@ -22,8 +13,8 @@ import java.util.function.Consumer;
  */
 public sealed interface Masking<T extends DType<T>> permits SharedNDArray {
 
-    private SharedNDArray<T> self() {
-        return (SharedNDArray<T>) this;
+    private ArrayCore core() {
+        return ((SharedNDArray<T>) this).core();
     }
 
     /**
@@ -33,18 +24,7 @@ public sealed interface Masking<T extends DType<T>> permits SharedNDArray {
      * @throws IllegalArgumentException if the mask selects no element: arrays have no empty shape
      */
     default SharedNDArray<T> masked(SharedNDArray<Bool> mask) {
-        SharedNDArray<T> a = self();
-        checkMask(a, mask, "a[mask]");
-        return Elementwise.reading(() -> {
-            MemorySegment m = mask.mem();
-            long count = MaskOps.count(m, mask.layout());
-            if (count == 0) {
-                throw new IllegalArgumentException("a[mask]: the mask selects no element, and arrays cannot be empty"
-                        + " (every dimension is >= 1); check mask.sum() > 0 first");
-            }
-            return SharedNDArray.filled(Local.empty(a.dtype(), new long[] {count}),
-                    out -> MaskOps.compress(a.itemSize(), a.mem(), a.layout(), m, mask.layout(), out.mem(), count));
-        }, a, mask);
+        return SharedNDArray.of(MaskingOps.masked(core(), mask.core()));
     }
 
     /**
@@ -54,9 +34,7 @@ public sealed interface Masking<T extends DType<T>> permits SharedNDArray {
      * @throws ShapeMismatchException if {@code !Arrays.equals(mask.shape(), shape())}
      */
     default void setMasked(SharedNDArray<Bool> mask, double value) {
-        SharedNDArray<T> a = self();
-        ElementType t = a.type();
-        setScalar(mask, d -> ElementCodec.setDouble(t, d, 0, value));
+        MaskingOps.setMasked(core(), mask.core(), value);
     }
 
     /**
@@ -66,10 +44,7 @@ public sealed interface Masking<T extends DType<T>> permits SharedNDArray {
      * @throws ShapeMismatchException if {@code !Arrays.equals(mask.shape(), shape())}
      */
     default void setMasked(SharedNDArray<Bool> mask, long value) {
-        SharedNDArray<T> a = self();
-        ElementType t = a.type();
-        InPlace.checkRange(t, value);
-        setScalar(mask, d -> ElementCodec.setLong(t, d, 0, value));
+        MaskingOps.setMasked(core(), mask.core(), value);
     }
 
     /**
@@ -82,82 +57,6 @@ public sealed interface Masking<T extends DType<T>> permits SharedNDArray {
      *         neither 1 element nor as many as the mask selects
      */
     default void setMasked(SharedNDArray<Bool> mask, SharedNDArray<T> values) {
-        SharedNDArray<T> a = self();
-        checkMask(a, mask, "a[mask] = values");
-        if (values.type() != a.type()) {
-            throw new DTypeMismatchException("a[mask] = values: the array holds " + a.dtype() + ", the values " + values.dtype()
-                    + " (" + a.dtype().descr() + " vs " + values.dtype().descr() + "); convert the values first");
-        }
-        if (values.size() == 1) {
-            setScalar(mask, d -> MemorySegment.copy(values.mem(), values.layout().offset() * a.itemSize(), d, 0, a.itemSize()), values);
-            return;
-        }
-        Elementwise.writing(a, () -> {
-            int size = a.itemSize();
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment m = readable(a, mask, arena);
-                long count = MaskOps.count(m, layoutOf(a, mask));
-                if (values.size() != count) {
-                    throw new ShapeMismatchException("a[mask] = values: the mask selects " + count + " elements, values has "
-                            + values.size() + " (shape " + Arrays.toString(values.layout().shape()) + ")");
-                }
-                MemorySegment v = values.mem();
-                long vo = values.layout().offset() * size;
-                if (!values.layout().isContiguous() || values.id() == a.id()) {
-                    v = arena.allocate(count * size, 64);
-                    vo = 0;
-                    Loops.binary(a.type(), Op.ASSIGN, v, StridedLayout.contiguous(values.layout().shape()), values.mem(),
-                            values.layout());
-                }
-                MaskOps.expand(size, a.mem(), a.layout(), m, layoutOf(a, mask), v.asSlice(vo), count);
-            }
-        }, mask, values);
-    }
-
-    private void setScalar(SharedNDArray<Bool> mask, Consumer<MemorySegment> store, SharedNDArray<?>... reads) {
-        SharedNDArray<T> a = self();
-        checkMask(a, mask, "a[mask] = value");
-        Elementwise.writing(a, () -> {
-            int size = a.itemSize();
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment value = arena.allocate(size, size);
-                store.accept(value);
-                MemorySegment m = readable(a, mask, arena);
-                // where(mask, value, a) written back into a
-                MaskOps.where(size, m, layoutOf(a, mask), value, Elementwise.repeated(a.layout().shape()), a.mem(), a.layout(),
-                        a.mem(), a.layout());
-            }
-        }, with(mask, reads));
-    }
-
-    private static SharedNDArray<?>[] with(SharedNDArray<?> first, SharedNDArray<?>[] more) {
-        SharedNDArray<?>[] all = Arrays.copyOf(more, more.length + 1, SharedNDArray[].class);
-        all[more.length] = first;
-        return all;
-    }
-
-    /** The mask's bytes, or a contiguous copy of them if the mask is a view of this array (which is written). */
-    private static MemorySegment readable(SharedNDArray<?> a, SharedNDArray<Bool> mask, Arena arena) {
-        if (mask.id() != a.id()) {
-            return mask.mem();
-        }
-        MemorySegment copy = arena.allocate(mask.size(), 64);
-        Loops.binary(ElementType.BOOL, Op.ASSIGN, copy, StridedLayout.contiguous(mask.layout().shape()), mask.mem(), mask.layout());
-        return copy;
-    }
-
-    /** The layout of what {@link #readable} returned. */
-    private static StridedLayout layoutOf(SharedNDArray<?> a, SharedNDArray<Bool> mask) {
-        return mask.id() != a.id() ? mask.layout() : StridedLayout.contiguous(mask.layout().shape());
-    }
-
-    private static void checkMask(SharedNDArray<?> a, SharedNDArray<Bool> mask, String what) {
-        if (!mask.type().isBool()) {
-            throw new DTypeMismatchException(what + ": the mask holds " + mask.dtype() + ", not BOOL; compare to get one, as in a.gt(0.5)");
-        }
-        if (!Arrays.equals(mask.layout().shape(), a.layout().shape())) {
-            throw new ShapeMismatchException(what + ": the mask's shape " + Arrays.toString(mask.layout().shape())
-                    + " differs from the array's " + Arrays.toString(a.layout().shape()));
-        }
+        MaskingOps.setMasked(core(), mask.core(), values.core());
     }
 }

@@ -1,19 +1,11 @@
 package dev.sharedarrays;
 
-import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-
-import dev.sharedarrays.internal.array.InPlace;
-import dev.sharedarrays.internal.array.Joining;
-import dev.sharedarrays.internal.array.Loops;
-import dev.sharedarrays.internal.array.StridedLayout;
-import dev.sharedarrays.internal.kernel.ElementType;
-import dev.sharedarrays.internal.kernel.Op;
-import java.lang.foreign.MemorySegment;
+import dev.sharedarrays.internal.ndarray.ArrayCore;
+import dev.sharedarrays.internal.ndarray.FactoryOps;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.stream.Collectors;
+
 
 /**
  * numpy's array constructors: {@code zeros ones full arange linspace}, {@code concatenate} and
@@ -29,7 +21,7 @@ public final class NDArrays {
 
     /** A zero-filled array, numpy's {@code zeros(shape, dtype)}. */
     public static <T extends DType<T>> SharedNDArray<T> zeros(T dtype, long... shape) {
-        return Local.zeros(dtype, shape.clone());
+        return SharedNDArray.of(ArrayCore.zeros(dtype, shape.clone()));
     }
 
     /** An array of ones, numpy's {@code ones(shape, dtype)}. */
@@ -44,12 +36,7 @@ public final class NDArrays {
      * @throws IllegalArgumentException if {@code dtype} is an integer type that cannot hold {@code value}
      */
     public static <T extends DType<T>> SharedNDArray<T> full(T dtype, long value, long... shape) {
-        if (!dtype.isBool()) {
-            InPlace.checkRange(dtype.elementType(), value);
-        }
-        SharedNDArray<T> out = Local.empty(dtype, shape.clone());
-        out.fill(value);
-        return out;
+        return SharedNDArray.of(FactoryOps.full(dtype, value, shape.clone()));
     }
 
     /**
@@ -60,18 +47,7 @@ public final class NDArrays {
      *         infinite or, truncated, outside the type's range
      */
     public static <T extends DType<T>> SharedNDArray<T> full(T dtype, double value, long... shape) {
-        if (!dtype.isFloatingPoint() && !dtype.isBool()) {
-            double whole = value < 0 ? Math.ceil(value) : Math.floor(value);
-            ElementType t = dtype.elementType();
-            double above = t.itemSize() == 8 ? (t.isUnsigned() ? 0x1p64 : 0x1p63) : t.maxValue() + 1.0;
-            if (!(whole >= t.minValue() && whole < above)) {
-                throw new IllegalArgumentException("cannot fill a " + dtype + " array with " + value + ": it is "
-                        + (Double.isFinite(value) ? "out of the type's range" : "not a finite number"));
-            }
-        }
-        SharedNDArray<T> out = Local.empty(dtype, shape.clone());
-        out.fill(value);
-        return out;
+        return SharedNDArray.of(FactoryOps.full(dtype, value, shape.clone()));
     }
 
     /** {@code 0, 1, ..., stop - 1} as I64, numpy's {@code arange(stop)}; as {@link #arange(long, long, long)}. */
@@ -91,23 +67,7 @@ public final class NDArrays {
      * @throws IllegalArgumentException if {@code step == 0} or the range is empty (arrays have at least one element)
      */
     public static SharedNDArray<I64> arange(long start, long stop, long step) {
-        long n = 0;
-        boolean overflow = false;
-        try {
-            n = step == 0 ? 0 : Math.ceilDiv(Math.subtractExact(stop, start), step);
-        } catch (ArithmeticException e) {
-            overflow = true;
-        }
-        if (step == 0 || overflow || n < 1) {
-            throw new IllegalArgumentException("arange(" + start + ", " + stop + ", " + step + ") " + (step == 0 ? "has step 0"
-                    : overflow ? "spans more than a long" : "is empty") + "; arrays have at least one element");
-        }
-        SharedNDArray<I64> out = Local.empty(I64.TYPE, new long[] {n});
-        MemorySegment d = out.mem();
-        for (long i = 0; i < n; i++) {
-            d.setAtIndex(JAVA_LONG, i, start + i * step);
-        }
-        return out;
+        return SharedNDArray.of(FactoryOps.arange(start, stop, step));
     }
 
     /**
@@ -118,23 +78,7 @@ public final class NDArrays {
      * @throws IllegalArgumentException if an argument is not finite, {@code step == 0} or the range is empty
      */
     public static SharedNDArray<F64> arange(double start, double stop, double step) {
-        double length = Math.ceil((stop - start) / step);
-        if (!Double.isFinite(start) || !Double.isFinite(stop) || !Double.isFinite(step) || step == 0 || !(length >= 1)) {
-            throw new IllegalArgumentException("arange(" + start + ", " + stop + ", " + step + ") " + (step == 0 ? "has step 0"
-                    : length < 1 ? "is empty" : "needs finite arguments") + "; arrays have at least one element");
-        }
-        long n = (long) length;
-        SharedNDArray<F64> out = Local.empty(F64.TYPE, new long[] {n});
-        MemorySegment d = out.mem();
-        double delta = (start + step) - start;
-        d.setAtIndex(JAVA_DOUBLE, 0, start);
-        if (n > 1) {
-            d.setAtIndex(JAVA_DOUBLE, 1, start + step);
-        }
-        for (long i = 2; i < n; i++) {
-            d.setAtIndex(JAVA_DOUBLE, i, start + i * delta);
-        }
-        return out;
+        return SharedNDArray.of(FactoryOps.arange(start, stop, step));
     }
 
     /**
@@ -145,22 +89,7 @@ public final class NDArrays {
      * @throws IllegalArgumentException if {@code num < 1}
      */
     public static SharedNDArray<F64> linspace(double start, double stop, long num) {
-        if (num < 1) {
-            throw new IllegalArgumentException("linspace needs num >= 1, got " + num + "; arrays have at least one element");
-        }
-        SharedNDArray<F64> out = Local.empty(F64.TYPE, new long[] {num});
-        MemorySegment d = out.mem();
-        double delta = stop - start;
-        long div = num - 1;
-        double step = div > 0 ? delta / div : Double.NaN;
-        for (long i = 0; i < num; i++) {
-            double y = div == 0 ? i * delta : step == 0 ? (double) i / div * delta : i * step;
-            d.setAtIndex(JAVA_DOUBLE, i, y + start);
-        }
-        if (num > 1) {
-            d.setAtIndex(JAVA_DOUBLE, num - 1, stop);
-        }
-        return out;
+        return SharedNDArray.of(FactoryOps.linspace(start, stop, num));
     }
 
     /** A generator of random arrays whose values depend on {@code seed} alone: the same seed gives the same arrays in any run. */
@@ -183,13 +112,7 @@ public final class NDArrays {
      * @throws IndexOutOfBoundsException if the axis is outside the arrays' dimensions
      */
     public static <T extends DType<T>> SharedNDArray<T> concatenate(List<SharedNDArray<T>> arrays, int axis) {
-        Joining.Joined j = Joining.concatenate(shapes(arrays, "concatenate"), axis);
-        long[] pos = {0};
-        return join(arrays, (result, i, a) -> {
-            long start = pos[0];
-            pos[0] += a.layout().shape()[j.axis()];
-            return result.slice(j.axis(), start, pos[0], 1);
-        }, j.shape());
+        return SharedNDArray.of(FactoryOps.concatenate(cores(arrays, "concatenate"), axis));
     }
 
     /** {@link #stack(List, int)} along a new first axis. */
@@ -207,41 +130,15 @@ public final class NDArrays {
      * @throws IndexOutOfBoundsException if {@code axis < -(ndim + 1) || axis > ndim}
      */
     public static <T extends DType<T>> SharedNDArray<T> stack(List<SharedNDArray<T>> arrays, int axis) {
-        Joining.Joined j = Joining.stack(shapes(arrays, "stack"), axis);
-        return join(arrays, (result, i, a) -> result.select(j.axis(), i), j.shape());
+        return SharedNDArray.of(FactoryOps.stack(cores(arrays, "stack"), axis));
     }
 
-    /** Where the i-th input goes in the result's layout. */
-    private interface Part {
-        StridedLayout of(StridedLayout result, int i, SharedNDArray<?> input);
-    }
-
-    private static List<long[]> shapes(List<? extends SharedNDArray<?>> arrays, String what) {
+    private static List<ArrayCore> cores(List<? extends SharedNDArray<?>> arrays, String what) {
         Objects.requireNonNull(arrays, "arrays");
-        List<long[]> shapes = new ArrayList<>(arrays.size());
+        List<ArrayCore> cores = new ArrayList<>(arrays.size());
         for (SharedNDArray<?> a : arrays) {
-            shapes.add(Objects.requireNonNull(a, "an array to " + what + " is null").layout().shape());
+            cores.add(Objects.requireNonNull(a, "an array to " + what + " is null").core());
         }
-        for (SharedNDArray<?> a : arrays) {
-            if (a.type() != arrays.get(0).type()) {
-                throw new DTypeMismatchException("cannot " + what + " arrays of dtypes " + arrays.stream().map(x -> x.dtype().name())
-                        .collect(Collectors.joining(", ")) + ": they need one dtype; convert with astype first");
-            }
-        }
-        return shapes;
-    }
-
-    private static <T extends DType<T>> SharedNDArray<T> join(List<SharedNDArray<T>> arrays, Part part, long[] shape) {
-        SharedNDArray<T> out = Local.empty(arrays.get(0).dtype(), shape);
-        MemorySegment d = out.mem();
-        for (int i = 0; i < arrays.size(); i++) {
-            SharedNDArray<T> a = arrays.get(i);
-            StridedLayout target = part.of(out.layout(), i, a);
-            a.locks().read(() -> {
-                Loops.binary(a.type(), Op.ASSIGN, d, target, a.mem(), a.layout());
-                return null;
-            });
-        }
-        return out;
+        return cores;
     }
 }

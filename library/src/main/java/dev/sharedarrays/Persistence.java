@@ -1,11 +1,7 @@
 package dev.sharedarrays;
 
-import dev.sharedarrays.internal.io.NpyWriter;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
+import dev.sharedarrays.internal.ndarray.ConversionOps;
 import java.nio.file.Path;
-import java.util.Optional;
 
 /**
  * Saving a {@link SharedNDArray} to a .npy file, numpy's {@code np.save}; {@link SharedArrays#load}
@@ -31,19 +27,6 @@ public sealed interface Persistence<T extends DType<T>> permits SharedNDArray {
      */
     default void save(Path path) {
         SharedNDArray<T> a = (SharedNDArray<T>) this;
-        a.checkOpen();
-        Optional<Path> own = a.path();
-        try {
-            if (own.isPresent() && Files.exists(path) && Files.isSameFile(path, own.get())) {
-                throw new IllegalArgumentException("cannot save " + a.handle() + " to " + path
-                        + ", its own segment file: the segment already is a .npy file, or save to another path");
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + path + ": " + e, e);
-        }
-        a.locks().read(() -> {
-            NpyWriter.write(path, a.type(), a.mem(), a.layout());
-            return null;
-        });
+        ConversionOps.save(a.core(), path, a.path());
     }
 }

@@ -1,13 +1,9 @@
 package dev.sharedarrays;
 
-import dev.sharedarrays.internal.array.AxisReduction;
-import dev.sharedarrays.internal.array.CumulativeSum;
-import dev.sharedarrays.internal.kernel.ElementCodec;
-import dev.sharedarrays.internal.array.Loops;
 import dev.sharedarrays.internal.array.Reduction;
-import dev.sharedarrays.internal.array.RowReduction;
 import dev.sharedarrays.internal.kernel.Op;
-import java.lang.foreign.MemorySegment;
+import dev.sharedarrays.internal.ndarray.ArrayCore;
+import dev.sharedarrays.internal.ndarray.ReductionOps;
 
 /**
  * Reductions of a {@link SharedNDArray}, whole or along one axis, under the array's read lock.
@@ -20,8 +16,8 @@ import java.lang.foreign.MemorySegment;
  */
 public sealed interface Reductions<T extends DType<T>> permits SharedNDArray {
 
-    private SharedNDArray<T> self() {
-        return (SharedNDArray<T>) this;
+    private ArrayCore core() {
+        return ((SharedNDArray<T>) this).core();
     }
 
     /** Sum of all elements in double (integers: numpy's wrapping 64-bit sum, then converted). */
@@ -31,7 +27,7 @@ public sealed interface Reductions<T extends DType<T>> permits SharedNDArray {
 
     /** {@link #sum()} divided by the number of elements. */
     default double mean() {
-        return sum() / self().size();
+        return sum() / core().size();
     }
 
     /** The smallest element as a double (NaN if a float element is NaN). */
@@ -45,9 +41,7 @@ public sealed interface Reductions<T extends DType<T>> permits SharedNDArray {
     }
 
     private double reduceAsDouble(Op op) {
-        SharedNDArray<T> a = self();
-        return a.locks().read(() -> a.type().isFloatingPoint() ? Loops.reduceFloat(a.type(), op, a.mem(), a.layout())
-                : ElementCodec.longToDouble(a.type(), Loops.reduceInt(a.type(), op, a.mem(), a.layout())));
+        return ReductionOps.reduceAsDouble(core(), op);
     }
 
     /**
@@ -69,11 +63,7 @@ public sealed interface Reductions<T extends DType<T>> permits SharedNDArray {
     }
 
     private long reduceAsLong(Op op, String method, String instead) {
-        SharedNDArray<T> a = self();
-        return a.locks().read(() -> {
-            requireInteger(a, method, instead);
-            return Loops.reduceInt(a.type(), op, a.mem(), a.layout());
-        });
+        return ReductionOps.reduceAsLong(core(), op, method, instead);
     }
 
     /**
@@ -81,8 +71,7 @@ public sealed interface Reductions<T extends DType<T>> permits SharedNDArray {
      * types as the unsigned value, then converted; exactly with {@link #prodAsLong()}).
      */
     default double prod() {
-        SharedNDArray<T> a = self();
-        return a.locks().read(() -> RowReduction.product(a.type(), a.mem(), a.layout()));
+        return ReductionOps.product(core());
     }
 
     /**
@@ -92,11 +81,7 @@ public sealed interface Reductions<T extends DType<T>> permits SharedNDArray {
      * @throws DTypeMismatchException if {@code dtype().isFloatingPoint()}: use {@link #prod()}
      */
     default long prodAsLong() {
-        SharedNDArray<T> a = self();
-        return a.locks().read(() -> {
-            requireInteger(a, "prodAsLong", "prod");
-            return RowReduction.productAsLong(a.type(), a.mem(), a.layout());
-        });
+        return ReductionOps.productAsLong(core());
     }
 
     /**
@@ -104,8 +89,7 @@ public sealed interface Reductions<T extends DType<T>> permits SharedNDArray {
      * squared deviations from the mean, in double (numpy computes F32 arrays in float32).
      */
     default double variance() {
-        SharedNDArray<T> a = self();
-        return a.locks().read(() -> RowReduction.variance(a.type(), a.mem(), a.layout()));
+        return ReductionOps.variance(core());
     }
 
     /** The standard deviation of all elements: the square root of {@link #variance()} (numpy's {@code std()}, ddof 0). */
@@ -127,8 +111,7 @@ public sealed interface Reductions<T extends DType<T>> permits SharedNDArray {
     }
 
     private long arg(boolean max) {
-        SharedNDArray<T> a = self();
-        return a.locks().read(() -> RowReduction.arg(a.type(), max, a.mem(), a.layout()));
+        return ReductionOps.arg(core(), max);
     }
 
     /**
@@ -182,17 +165,8 @@ public sealed interface Reductions<T extends DType<T>> permits SharedNDArray {
         return reduceAxis(axis, Reduction.ARGMAX);
     }
 
-    @SuppressWarnings("unchecked")
     private <R extends DType<R>> SharedNDArray<R> reduceAxis(int axis, Reduction r) {
-        SharedNDArray<T> a = self();
-        long[] outShape = AxisReduction.outShape(a.layout().shape(), axis);
-        R outType = (R) DType.of(r.resultType(a.type()));
-        return a.locks().read(() -> {
-            MemorySegment d = a.mem();
-            SharedNDArray<R> out = Local.empty(outType, outShape);
-            AxisReduction.reduce(a.type(), r, d, a.layout(), axis, out.mem());
-            return out;
-        });
+        return SharedNDArray.of(ReductionOps.reduceAxis(core(), axis, r));
     }
 
     /**
@@ -202,7 +176,7 @@ public sealed interface Reductions<T extends DType<T>> permits SharedNDArray {
      * integer sums wrap. Type it with {@link SharedNDArray#as}, or use {@link #cumsum(int, DType)}.
      */
     default SharedNDArray<?> cumsum() {
-        return cumulative(null, DType.of(CumulativeSum.defaultType(self().type())));
+        return SharedNDArray.of(ReductionOps.cumulative(core(), null, ReductionOps.cumsumType(core())));
     }
 
     /**
@@ -212,7 +186,7 @@ public sealed interface Reductions<T extends DType<T>> permits SharedNDArray {
      * @throws IndexOutOfBoundsException if {@code axis < -ndim() || axis >= ndim()}
      */
     default SharedNDArray<?> cumsum(int axis) {
-        return cumulative(axis, DType.of(CumulativeSum.defaultType(self().type())));
+        return SharedNDArray.of(ReductionOps.cumulative(core(), axis, ReductionOps.cumsumType(core())));
     }
 
     /**
@@ -224,35 +198,6 @@ public sealed interface Reductions<T extends DType<T>> permits SharedNDArray {
      * @throws IndexOutOfBoundsException if {@code axis < -ndim() || axis >= ndim()}
      */
     default <R extends DType<R>> SharedNDArray<R> cumsum(int axis, R dtype) {
-        return cumulative(axis, dtype);
-    }
-
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private <R extends DType<R>> SharedNDArray<R> cumulative(Integer axis, DType<?> dtype) {
-        SharedNDArray<T> a = self();
-        if (a.type().isFloatingPoint() && !dtype.isFloatingPoint()) {
-            throw new DTypeMismatchException("cannot accumulate a " + a.dtype() + " array in " + dtype + ": a float array sums in F64 "
-                    + "or F32; convert it with astype first");
-        }
-        long[] shape = axis == null ? new long[] {a.size()} : a.layout().shape();
-        if (axis != null) {
-            AxisReduction.outShape(shape, axis);
-        }
-        return a.locks().read(() -> {
-            MemorySegment d = a.mem();
-            SharedNDArray<R> out = Local.empty((R) (DType) dtype, shape);
-            if (axis == null) {
-                CumulativeSum.flat(a.type(), d, a.layout(), dtype.elementType(), out.mem());
-            } else {
-                CumulativeSum.axis(a.type(), d, a.layout(), axis, dtype.elementType(), out.mem());
-            }
-            return out;
-        });
-    }
-
-    private static void requireInteger(SharedNDArray<?> a, String method, String instead) {
-        if (a.type().isFloatingPoint()) {
-            throw new DTypeMismatchException(method + "() is for integer arrays, this one holds " + a.dtype() + "; use " + instead + "()");
-        }
+        return SharedNDArray.of(ReductionOps.cumulative(core(), axis, dtype));
     }
 }

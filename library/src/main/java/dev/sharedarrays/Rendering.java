@@ -30,8 +30,7 @@ public sealed interface Rendering<T extends DType<T>> permits SharedNDArray {
      *         (a jlink image without it, or a modular application that does not add it)
      */
     default byte[] toPng() {
-        Pictures.requireDesktop();
-        return Pictures.of(new ArrayDrawing((SharedNDArray<T>) this)).png();
+        return Pictures.png(new ArrayDrawing((SharedNDArray<T>) this));
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.sharedarrays;
 
 import dev.sharedarrays.internal.array.Locking;
+import dev.sharedarrays.internal.ndarray.ArrayCore;
 import dev.sharedarrays.internal.segment.Segment;
 
 /** A lock {@link Locks} took of a segment; one object, no lambda and no captured array. Used by one thread. */
@@ -14,10 +15,11 @@ final class SegmentLockHold implements HeldLock {
         this.write = write;
     }
 
-    /** Takes the segment's write or read lock, waiting at most timeoutNanos ({@code Long.MAX_VALUE}: no limit). */
-    static HeldLock take(Segment segment, boolean write, long timeoutNanos) {
-        Locking.hold(segment, write, timeoutNanos);
-        return new SegmentLockHold(segment, write);
+    /** Takes an open array's write or read lock, waiting at most timeoutNanos ({@code Long.MAX_VALUE}: no limit). */
+    static HeldLock take(ArrayCore array, boolean write, long timeoutNanos) {
+        array.checkOpen();
+        Locking.hold(array.segment(), write, timeoutNanos);
+        return new SegmentLockHold(array.segment(), write);
     }
 
     @Override

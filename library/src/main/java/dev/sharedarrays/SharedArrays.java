@@ -6,6 +6,7 @@ import dev.sharedarrays.internal.backend.FdPassing;
 import dev.sharedarrays.internal.backend.ShmBackend;
 import dev.sharedarrays.internal.io.NpyHeader;
 import dev.sharedarrays.internal.io.NpyReader;
+import dev.sharedarrays.internal.ndarray.ArrayCore;
 import dev.sharedarrays.internal.segment.Segment;
 import dev.sharedarrays.internal.segment.SegmentScan;
 import java.nio.file.Path;
@@ -205,16 +206,16 @@ public final class SharedArrays {
         NpyHeader h = r.header();
         long[] shape = h.shape();
         if (!h.fortranOrder()) {
-            SharedNDArray a = options == null ? Local.empty(dtype, shape) : create(dtype, shape, options);
-            return filled(a, options != null, () -> a.locks().write(() -> r.readData(a.data())));
+            SharedNDArray a = options == null ? SharedNDArray.of(ArrayCore.empty(dtype, shape)) : create(dtype, shape, options);
+            return filled(a, options != null, () -> a.core().locks().write(() -> r.readData(a.data())));
         }
         // column-major data is the row-major data of the reversed shape, transposed
         long[] reversed = new long[shape.length];
         for (int i = 0; i < shape.length; i++) {
             reversed[i] = shape[shape.length - 1 - i];
         }
-        SharedNDArray t = Local.empty(dtype, reversed);
-        filled(t, false, () -> t.locks().write(() -> r.readData(t.data())));
+        SharedNDArray t = SharedNDArray.of(ArrayCore.empty(dtype, reversed));
+        filled(t, false, () -> t.core().locks().write(() -> r.readData(t.data())));
         if (options == null) {
             return t.transpose();
         }

@@ -93,7 +93,7 @@ public final class SharedBarrier implements AutoCloseable {
             if (any.dtype() != I64.TYPE || any.ndim() != 1 || any.size() < words(1)) {
                 throw notBarrier(handle, "it is an array of " + any.dtype() + " " + Arrays.toString(any.shape()));
             }
-            int parties = any.segment().guard(() -> BarrierProtocol.parties(any.data(), any.size()));
+            int parties = any.core().segment().guard(() -> BarrierProtocol.parties(any.data(), any.size()));
             if (parties < 0) {
                 throw notBarrier(handle, "no barrier magic or party count in its data (an I64 array of "
                         + any.size() + " elements)");
@@ -179,7 +179,7 @@ public final class SharedBarrier implements AutoCloseable {
 
     /** Runs op on the barrier's words; a fault of a truncated file is a SegmentTruncatedException (see Segment#guard). */
     private <R> R guard(java.util.function.Supplier<R> op) {
-        return array.segment().guard(op);
+        return array.core().segment().guard(op);
     }
 
     /**
@@ -252,7 +252,7 @@ public final class SharedBarrier implements AutoCloseable {
         }
         if (slot >= 0) {
             int s = slot;
-            array.segment().updateUnlessTruncated(() -> BarrierProtocol.leave(array.data(), s));
+            array.core().segment().updateUnlessTruncated(() -> BarrierProtocol.leave(array.data(), s));
             slot = -1;
         }
         array.close();

@@ -1,15 +1,7 @@
 package dev.sharedarrays;
 
-import dev.sharedarrays.internal.array.AxisReduction;
-import dev.sharedarrays.internal.array.LaneSort;
-import dev.sharedarrays.internal.array.Loops;
-import dev.sharedarrays.internal.array.ParallelLaneSort;
-import dev.sharedarrays.internal.kernel.Op;
-import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.function.Consumer;
-import java.util.function.LongFunction;
+import dev.sharedarrays.internal.ndarray.ArrayCore;
+import dev.sharedarrays.internal.ndarray.SortOps;
 
 /**
  * Sorting a {@link SharedNDArray} along one axis, as numpy's {@code a.sort(axis=-1)} (in place,
@@ -29,8 +21,8 @@ import java.util.function.LongFunction;
  */
 public sealed interface Sorting<T extends DType<T>> permits SharedNDArray {
 
-    private SharedNDArray<T> self() {
-        return (SharedNDArray<T>) this;
+    private ArrayCore core() {
+        return ((SharedNDArray<T>) this).core();
     }
 
     /** Sorts along the last axis, in place: each row of a matrix. */
@@ -45,12 +37,7 @@ public sealed interface Sorting<T extends DType<T>> permits SharedNDArray {
      * @throws IllegalArgumentException if the axis is longer than {@code Integer.MAX_VALUE - 8}
      */
     default void sort(int axis) {
-        SharedNDArray<T> a = self();
-        AxisReduction.outShape(a.layout().shape(), axis);
-        // a shm or file array's lanes are sorted natively in process-local memory (see LaneSort)
-        LongFunction<MemorySegment> scratch = a.segment().mayShrink()
-                ? bytes -> Local.empty(U8.TYPE, new long[] {bytes}).mem() : null;
-        a.locks().write(() -> LaneSort.sort(a.type(), a.mem(), a.layout(), axis, scratch));
+        SortOps.sort(core(), axis);
     }
 
     /** A process-local copy sorted along the last axis. */
@@ -65,15 +52,7 @@ public sealed interface Sorting<T extends DType<T>> permits SharedNDArray {
      * @throws IllegalArgumentException if the axis is longer than {@code Integer.MAX_VALUE - 8}
      */
     default SharedNDArray<T> sorted(int axis) {
-        SharedNDArray<T> a = self();
-        AxisReduction.outShape(a.layout().shape(), axis);
-        SharedNDArray<T> out = a.locks().read(() -> {
-            SharedNDArray<T> copy = Local.empty(a.dtype(), a.layout().shape());
-            Loops.binary(a.type(), Op.ASSIGN, copy.mem(), copy.layout(), a.mem(), a.layout());
-            return copy;
-        });
-        LaneSort.sort(out.type(), out.mem(), out.layout(), axis, null);
-        return out;
+        return SharedNDArray.of(SortOps.sorted(core(), axis));
     }
 
     /** Sorts along the last axis in place, a long lane on several cores: the result of {@link #sort()}. */
@@ -88,24 +67,7 @@ public sealed interface Sorting<T extends DType<T>> permits SharedNDArray {
      * @throws IllegalArgumentException if the axis is longer than {@code Integer.MAX_VALUE - 8}
      */
     default void parallelSort(int axis) {
-        SharedNDArray<T> a = self();
-        AxisReduction.outShape(a.layout().shape(), axis);
-        if (ParallelLaneSort.buckets(a.type(), a.layout(), axis) < 2) {
-            sort(axis);
-            return;
-        }
-        a.locks().write(() -> withScratch(scratch -> {
-            if (a.segment().mayShrink()) {
-                // the native sort runs in a process-local copy: see sort(int)
-                try (SharedNDArray<T> work = Local.empty(a.dtype(), a.layout().shape())) {
-                    Loops.binary(a.type(), Op.ASSIGN, work.mem(), work.layout(), a.mem(), a.layout());
-                    ParallelLaneSort.sort(work.type(), work.mem(), work.mem(), work.layout(), axis, scratch);
-                    Loops.binary(a.type(), Op.ASSIGN, a.mem(), a.layout(), work.mem(), work.layout());
-                }
-            } else {
-                ParallelLaneSort.sort(a.type(), a.mem(), a.mem(), a.layout(), axis, scratch);
-            }
-        }));
+        SortOps.parallelSort(core(), axis);
     }
 
     /** A process-local copy sorted along the last axis, a long lane on several cores: {@link #sorted()}'s result. */
@@ -121,41 +83,6 @@ public sealed interface Sorting<T extends DType<T>> permits SharedNDArray {
      * @throws IllegalArgumentException if the axis is longer than {@code Integer.MAX_VALUE - 8}
      */
     default SharedNDArray<T> parallelSorted(int axis) {
-        SharedNDArray<T> a = self();
-        AxisReduction.outShape(a.layout().shape(), axis);
-        SharedNDArray<T> work = a.locks().read(() -> {
-            SharedNDArray<T> copy = Local.empty(a.dtype(), a.layout().shape());
-            Loops.binary(a.type(), Op.ASSIGN, copy.mem(), copy.layout(), a.mem(), a.layout());
-            return copy;
-        });
-        if (ParallelLaneSort.buckets(work.type(), work.layout(), axis) < 2) {
-            LaneSort.sort(work.type(), work.mem(), work.layout(), axis, null);
-            return work;
-        }
-        // the copy is split into the result by value, where the buckets are then sorted
-        SharedNDArray<T> out = Local.empty(a.dtype(), a.layout().shape());
-        try {
-            withScratch(scratch -> ParallelLaneSort.sort(work.type(), work.mem(), out.mem(), work.layout(), axis, scratch));
-        } catch (RuntimeException | Error e) {
-            out.close();
-            throw e;
-        } finally {
-            work.close();
-        }
-        return out;
-    }
-
-    /** Runs body with a source of process-local scratch memory, freed (for reuse) when it returns. */
-    private static void withScratch(Consumer<LongFunction<MemorySegment>> body) {
-        List<SharedNDArray<U8>> made = new ArrayList<>();
-        try {
-            body.accept(bytes -> {
-                SharedNDArray<U8> s = Local.empty(U8.TYPE, new long[] {bytes});
-                made.add(s);
-                return s.mem();
-            });
-        } finally {
-            made.forEach(SharedNDArray::close);
-        }
+        return SharedNDArray.of(SortOps.parallelSorted(core(), axis));
     }
 }

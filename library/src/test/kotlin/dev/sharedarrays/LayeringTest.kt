@@ -16,6 +16,9 @@ import kotlin.io.path.readBytes
  * - the internal packages use of the API only its exceptions, value types, options and element-type
  *   markers: never an array, a queue, a pool, a barrier or a facet (those are the API's, built on the
  *   internals, not the other way round);
+ * - the public face declares: SharedNDArray's facets (the interfaces it implements) and the static
+ *   operation classes (ArrayMath, Masks, NDArrays) hand their work to internal.ndarray's operation
+ *   classes, naming of the other internals only the enums that select an operation;
  * - the core references no class of the other modules (the Flight bridge, Spark, the notebook
  *   kernels, the DSL): not by a type, not by a name in a string (`serve` is found through ServiceLoader).
  * Each failure names the offending class and what it uses.
@@ -41,6 +44,29 @@ class LayeringTest : FunSpec({
         }
     }
 
+    test("the facets and the operation classes of the API hand their work to internal.ndarray") {
+        withClue("facet edges read: ${deps.count { Layering.isFacet(it.first) }}") {
+            deps.count { Layering.isFacet(it.first) && it.second.startsWith(Layering.INTERNAL + "ndarray.") } shouldBeGreaterThan 20
+        }
+        withClue("facet or operation class -> internal class doing work there") {
+            Layering.facetWork(deps).shouldBeEmpty()
+        }
+    }
+
+    test("a facet doing work is found and named") {
+        val edges = setOf(
+            "dev.sharedarrays.Arithmetic" to "dev.sharedarrays.internal.array.Loops",
+            "dev.sharedarrays.Arithmetic" to "dev.sharedarrays.internal.ndarray.ArithmeticOps",
+            "dev.sharedarrays.Arithmetic" to "dev.sharedarrays.internal.kernel.Op",
+            "dev.sharedarrays.ArrayMath" to "dev.sharedarrays.internal.array.ElementMath\$In",
+            "dev.sharedarrays.SharedArrays" to "dev.sharedarrays.internal.backend.Backends",
+        )
+        Layering.facetWork(edges) shouldBe listOf(
+            "dev.sharedarrays.Arithmetic -> dev.sharedarrays.internal.array.Loops",
+            "dev.sharedarrays.ArrayMath -> dev.sharedarrays.internal.array.ElementMath\$In",
+        )
+    }
+
     test("a misuse is found and named") {
         val edges = setOf(
             "dev.sharedarrays.internal.render.Grid" to "dev.sharedarrays.SharedNDArray",
@@ -64,6 +90,23 @@ internal object Layering {
     /** API types that are values or options, beside exceptions and DType markers. */
     private val VALUES = setOf("ArrayHandle", "SegmentInfo", "Backend", "Lifetime", "LockStatus", "Slice", "CreateOptions",
         "AttachOptions")
+
+    /** The classes of the public face that declare operations and delegate them. */
+    private val FACETS = SharedNDArray::class.java.interfaces.map { it.name }.filter { it.startsWith("dev.sharedarrays.") }.toSet() +
+        listOf("dev.sharedarrays.ArrayMath", "dev.sharedarrays.Masks", "dev.sharedarrays.NDArrays")
+
+    /** What a facet may name beside internal.ndarray and enums: the PNG renderer's entry and a timeout's conversion. */
+    private val FACET_ALLOWED = setOf("dev.sharedarrays.internal.render.Pictures", "dev.sharedarrays.internal.render.Drawable",
+        "dev.sharedarrays.internal.sync.WaitThreads")
+
+    fun isFacet(name: String): Boolean = name.substringBefore('$') in FACETS
+
+    /** "facet -> internal class" for each internal class a facet uses that is not an operation class or an enum. */
+    fun facetWork(edges: Set<Pair<String, String>>): List<String> =
+        edges.filter { (from, to) ->
+            isFacet(from) && to.startsWith(INTERNAL) && !to.startsWith(INTERNAL + "ndarray.") && to !in FACET_ALLOWED &&
+                !Class.forName(to, false, Layering::class.java.classLoader).isEnum
+        }.map { (from, to) -> "$from -> $to" }.sorted()
 
     /** A class of the API package itself (not of a subpackage). */
     fun isApi(name: String): Boolean = name.startsWith("dev.sharedarrays.") && name.substringAfter("dev.sharedarrays.").let {

@@ -12,7 +12,7 @@ import java.util.spi.ToolProvider
 
 /**
  * The internal packages form layers (os and kernel at the bottom, then sync, segment, array, io,
- * backend): no package depends, directly or through others, on a package that depends on it.
+ * render, backend, ndarray): no package depends, directly or through others, on a package that depends on it.
  * Read from the compiled classes by the JDK's jdeps.
  */
 class PackageCyclesTest : FunSpec({

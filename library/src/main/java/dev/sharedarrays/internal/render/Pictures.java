@@ -36,6 +36,12 @@ public final class Pictures {
         return longer <= 2;
     }
 
+    /** The PNG of {@code a}'s picture; a clear error first if java.desktop is missing. */
+    public static byte[] png(Drawable a) {
+        requireDesktop();
+        return of(a).png();
+    }
+
     /**
      * The picture of {@code a}.
      *

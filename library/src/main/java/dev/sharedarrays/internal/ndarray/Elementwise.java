@@ -1,4 +1,4 @@
-package dev.sharedarrays;
+package dev.sharedarrays.internal.ndarray;
 
 import dev.sharedarrays.internal.array.Locking;
 import dev.sharedarrays.internal.array.Shapes;
@@ -11,7 +11,7 @@ import java.util.function.Supplier;
  * in the order of array id (as {@code x += y} takes its two), so that no two operations in two
  * processes wait for each other.
  */
-final class Elementwise {
+public final class Elementwise {
     private Elementwise() {
     }
 
@@ -20,7 +20,7 @@ final class Elementwise {
      *
      * @throws ShapeMismatchException naming two shapes that do not broadcast
      */
-    static long[] broadcast(long[] first, long[]... more) {
+    public static long[] broadcast(long[] first, long[]... more) {
         long[] out = first;
         for (long[] s : more) {
             out = Shapes.broadcast(out, s);
@@ -29,12 +29,12 @@ final class Elementwise {
     }
 
     /** A one-element value repeated over shape: stride 0 on every axis. */
-    static StridedLayout repeated(long[] shape) {
+    public static StridedLayout repeated(long[] shape) {
         return new StridedLayout(0, shape.clone(), new long[shape.length]);
     }
 
     /** Runs body holding the read locks of arrays, taken in the order of array id (each array once). */
-    static <R> R reading(Supplier<R> body, SharedNDArray<?>... arrays) {
+    public static <R> R reading(Supplier<R> body, ArrayCore... arrays) {
         return locked(null, body, arrays);
     }
 
@@ -42,14 +42,14 @@ final class Elementwise {
      * Runs body holding target's write lock and the read locks of the others, taken in the order
      * of array id; an array that is target (or a view of it) is not read-locked again.
      */
-    static void writing(SharedNDArray<?> target, Runnable body, SharedNDArray<?>... reads) {
+    public static void writing(ArrayCore target, Runnable body, ArrayCore... reads) {
         locked(target, () -> {
             body.run();
             return null;
         }, reads);
     }
 
-    private static <R> R locked(SharedNDArray<?> target, Supplier<R> body, SharedNDArray<?>[] reads) {
+    private static <R> R locked(ArrayCore target, Supplier<R> body, ArrayCore[] reads) {
         int first = target != null ? 1 : 0;
         Locking[] all = new Locking[first + reads.length];
         if (target != null) {
