@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Writes what exists once per element type: the kernel loops (ScalarKernels.java and
-VectorKernels.java in library/.../internal/kernel, for comparisons, logic, where and masks
-ScalarMaskKernels.java and VectorMaskKernels.java, and VectorMath.java, the SIMD loops of the
+SimdKernelLoops.java in library/.../internal/kernel, for comparisons, logic, where and masks
+ScalarMaskKernels.java and SimdMaskLoops.java, and SimdMathLoops.java, the SIMD loops of the
 math functions, one per MathOp and lane type), the DSL's typed API (Indexing.kt,
-Reductions.kt and ArrayFactories.kt in dsl/.../dsl), and the Python peer's protocol constants
+TypedMinMax.kt and ArrayFactories.kt in dsl/.../dsl), and the Python peer's protocol constants
 (python/sharedarrays/_layout.py).
 
 Java has no generics over primitive types, and Kotlin's typed accessors differ by return type,
@@ -45,12 +45,12 @@ def generate():
     math_ops = read_math_ops(os.path.join(KERNEL_DIR, "MathOp.java"))
     return {
         os.path.join(KERNEL_DIR, "ScalarKernels.java"): scalar_kernels(types),
-        os.path.join(KERNEL_DIR, "VectorKernels.java"): vector_kernels(types, ops),
+        os.path.join(KERNEL_DIR, "SimdKernelLoops.java"): vector_kernels(types, ops),
         os.path.join(KERNEL_DIR, "ScalarMaskKernels.java"): scalar_mask_kernels(types, cmps, logics),
-        os.path.join(KERNEL_DIR, "VectorMaskKernels.java"): vector_mask_kernels(types, cmps, logics),
-        os.path.join(KERNEL_DIR, "VectorMath.java"): vector_math(math_ops),
+        os.path.join(KERNEL_DIR, "SimdMaskLoops.java"): vector_mask_kernels(types, cmps, logics),
+        os.path.join(KERNEL_DIR, "SimdMathLoops.java"): vector_math(math_ops),
         os.path.join(DSL_DIR, "Indexing.kt"): indexing(types),
-        os.path.join(DSL_DIR, "Reductions.kt"): reductions(types),
+        os.path.join(DSL_DIR, "TypedMinMax.kt"): reductions(types),
         os.path.join(DSL_DIR, "ArrayFactories.kt"): factories(types),
         os.path.join(ROOT, "python", "sharedarrays", "_layout.py"):
             python_layout(Constants(JAVA_DIR), types, read_enum(os.path.join(JAVA_DIR, "dev", "sharedarrays", "Backend.java"), "Backend")),

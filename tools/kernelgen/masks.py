@@ -1,4 +1,4 @@
-"""ScalarMaskKernels.java and VectorMaskKernels.java: comparisons into bool rows, logic on bool
+"""ScalarMaskKernels.java and SimdMaskLoops.java: comparisons into bool rows, logic on bool
 rows, where (select by mask), and the masked copies (compress, expand)."""
 import os
 import re
@@ -198,7 +198,7 @@ SCALAR_DOC = """
  * The strided loops of comparisons (bool results, one byte 0 or 1 each), logic on bool rows,
  * where, and the masked copies, on one row: n elements from byte offset off, byte stride apart
  * (0 repeats one element, for a scalar operand or a broadcast axis). {@link MaskKernels} runs
- * the SIMD loops of {@link VectorMaskKernels} first where it can.
+ * the SIMD loops of {@link SimdMaskLoops} first where it can.
  */"""
 
 
@@ -488,4 +488,4 @@ def vector_mask_kernels(types, cmps, logics):
     members += [vector_where_dispatch()]
     members += [vector_where_loop(size, xs, ys) for size in BITS for xs in (False, True) for ys in (False, True)]
     members += vector_logical(logics)
-    return mark_simd_loops(java_file(VECTOR_IMPORTS, VECTOR_DOC, "final class VectorMaskKernels implements FastMaskKernels {", members))
+    return mark_simd_loops(java_file(VECTOR_IMPORTS, VECTOR_DOC, "final class SimdMaskLoops implements SimdMaskKernels {", members))

@@ -1,4 +1,4 @@
-"""VectorKernels.java: SIMD loops for contiguous rows, each with its operator a constant."""
+"""SimdKernelLoops.java: SIMD loops for contiguous rows, each with its operator a constant."""
 from dataclasses import dataclass
 
 from .java import cases, java, java_file, mark_simd_loops, op_switch
@@ -10,7 +10,7 @@ from .table import ARITH, REDUCTIONS, TableError
 class Lanes:
     jtype: str  # the Java primitive of one lane
     vector: str  # jdk.incubator.vector class
-    species: str  # the VectorSpecies constant in VectorKernels, also the loops' suffix
+    species: str  # the VectorSpecies constant in SimdKernelLoops, also the loops' suffix
     box: str
 
 
@@ -23,7 +23,7 @@ LANES = {
 
 
 def vector_ops(t):
-    """The ops VectorKernels has a SIMD loop for on contiguous rows of t. Unsigned types share the
+    """The ops SimdKernelLoops has a SIMD loop for on contiguous rows of t. Unsigned types share the
     signed loops of wrapping add, sub and mul (same bits); integer division (floor, zero check),
     unsigned sums (widening) and unsigned min/max differ, so the scalar loops do those."""
     if t.jtype not in LANES:
@@ -399,4 +399,4 @@ def vector_kernels(types, ops):
     members += [vector_minmax_float(ts[0], op) for ts, _, _ in float_red for op in ("MIN", "MAX")]
     members += [vector_reduce(int_red, "long")]
     members += [vector_reduce_int_loop(ts[0], op) for ts, _, _ in int_red for op in REDUCTIONS]
-    return mark_simd_loops(java_file(VECTOR_IMPORTS, VECTOR_DOC, "final class VectorKernels implements FastKernels {", members))
+    return mark_simd_loops(java_file(VECTOR_IMPORTS, VECTOR_DOC, "final class SimdKernelLoops implements SimdKernels {", members))

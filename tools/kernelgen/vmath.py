@@ -1,4 +1,4 @@
-"""VectorMath.java: SIMD loops of the element-wise math functions (MathOp) for contiguous F64 and
+"""SimdMathLoops.java: SIMD loops of the element-wise math functions (MathOp) for contiguous F64 and
 F32 rows, the F64/F32 casts and the F64 per-axis sums, minima and maxima across rows. Each loop
 method names one VectorOperators operator (or one fixed expression) as a constant: C2 compiles the
 Vector API to SIMD instructions only then, so the dispatch switches pick a loop once per row."""
@@ -13,7 +13,7 @@ from .table import TableError
 @dataclass(frozen=True)
 class MathLanes:
     vector: str  # jdk.incubator.vector class
-    species: str  # the VectorSpecies constant in VectorMath, also the loops' suffix
+    species: str  # the VectorSpecies constant in SimdMathLoops, also the loops' suffix
     box: str
     size: int
     suffix: str  # of a literal of the lane type: 1.0 or 1.0f
@@ -296,7 +296,7 @@ public boolean handles(ElementType t, MathOp op) {
 
 
 def vector_math(math_ops):
-    """VectorMath.java, after checking that its loops are those of math_ops (read_math_ops)."""
+    """SimdMathLoops.java, after checking that its loops are those of math_ops (read_math_ops)."""
     check_math_ops(math_ops)
     rows = [rows_loop(name, call) for name, call in (("sum", "add"), ("min", "min"), ("max", "max"))]
     rows[0] = "// row by row (four at a time), each across the block: acc stays in L1 and every row streams\n" + rows[0]
@@ -305,4 +305,4 @@ def vector_math(math_ops):
     members += [lanewise_loop(lanes, op) for op in LANEWISE for lanes in MATH_LANES]
     for lanes in MATH_LANES:
         members += special_loops(lanes)
-    return mark_simd_loops(java_file(MATH_IMPORTS, MATH_DOC, "final class VectorMath implements SimdMath {", members))
+    return mark_simd_loops(java_file(MATH_IMPORTS, MATH_DOC, "final class SimdMathLoops implements SimdMath {", members))

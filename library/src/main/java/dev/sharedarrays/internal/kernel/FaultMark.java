@@ -5,7 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * Why every SIMD loop method (VectorKernels, VectorMaskKernels, VectorMath) calls {@link #touch()}
+ * Why every SIMD loop method (SimdKernelLoops, SimdMaskLoops, SimdMathLoops) calls {@link #touch()}
  * first: HotSpot turns a memory fault in compiled code (SIGBUS: another process truncated the
  * file of a shm or file array under the mapping) into an {@link InternalError} only in a
  * compiled method marked as making unsafe accesses. C2 marks a method when it inlines a scalar

@@ -4,15 +4,15 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The row kernels: n elements from byte offset off, byte stride stride apart. Each call takes
- * the SIMD loop when there is one for it ({@link VectorKernels}, with {@code --add-modules
+ * the SIMD loop when there is one for it ({@link SimdKernelLoops}, with {@code --add-modules
  * jdk.incubator.vector}, contiguous rows only), else the scalar loop ({@link ScalarKernels}).
  */
 public final class Kernels {
-    private static final FastKernels VECTOR =
-            Simd.load(FastKernels.class, "dev.sharedarrays.internal.kernel.VectorKernels");
+    private static final SimdKernels VECTOR =
+            Simd.load(SimdKernels.class, "dev.sharedarrays.internal.kernel.SimdKernelLoops");
     /**
      * Row bytes from which the SIMD loops with a scalar operand write out several vectors a pass
-     * (VectorKernels' BLOCK says why); public for the tests of the rows either side.
+     * (SimdKernelLoops' BLOCK says why); public for the tests of the rows either side.
      */
     public static final long BLOCKS_FROM = 1L << 20;
 
@@ -28,7 +28,7 @@ public final class Kernels {
         return new IllegalArgumentException("no " + op + " kernel for " + t);
     }
 
-    private static FastKernels fast(ElementType t, Op op, long stride) {
+    private static SimdKernels fast(ElementType t, Op op, long stride) {
         return useVector() && stride == t.itemSize() && VECTOR.handles(t, op) ? VECTOR : null;
     }
 
@@ -37,7 +37,7 @@ public final class Kernels {
     }
 
     public static void scalar(ElementType t, Op op, MemorySegment s, long off, long stride, long n, double dv, long lv) {
-        FastKernels f = SimdSegments.take(s) ? fast(t, op, stride) : null;
+        SimdKernels f = SimdSegments.take(s) ? fast(t, op, stride) : null;
         if (f != null) {
             f.scalar(t, op, s, off, n, dv, lv);
         } else {
@@ -46,7 +46,7 @@ public final class Kernels {
     }
 
     public static void binary(ElementType t, Op op, MemorySegment a, long ao, long as, MemorySegment b, long bo, long bs, long n) {
-        FastKernels f = as == bs && SimdSegments.take(a, b) ? fast(t, op, as) : null;
+        SimdKernels f = as == bs && SimdSegments.take(a, b) ? fast(t, op, as) : null;
         if (f != null) {
             f.binary(t, op, a, ao, b, bo, n);
         } else {
@@ -57,7 +57,7 @@ public final class Kernels {
     /** SUM, MIN or MAX of a float row. */
     public static double reduceFloat(ElementType t, Op op, MemorySegment s, long off, long stride, long n) {
         boolean simd = SimdSegments.take(s);
-        FastKernels f = simd ? fast(t, op, stride) : null;
+        SimdKernels f = simd ? fast(t, op, stride) : null;
         if (f != null) {
             return f.reduceFloat(t, op, s, off, n);
         }
@@ -74,7 +74,7 @@ public final class Kernels {
 
     /** SUM (wrapping 64-bit), MIN or MAX (U64 compared unsigned) of an integer row. */
     public static long reduceInt(ElementType t, Op op, MemorySegment s, long off, long stride, long n) {
-        FastKernels f = SimdSegments.take(s) ? fast(t, op, stride) : null;
+        SimdKernels f = SimdSegments.take(s) ? fast(t, op, stride) : null;
         if (f != null) {
             return f.reduceInt(t, op, s, off, n);
         }

@@ -5,13 +5,13 @@ import java.lang.foreign.MemorySegment;
 /**
  * The row kernels of comparisons, logic on bool rows, where and masked copies: n elements from
  * byte offset off, byte stride apart (0 repeats one element). Each call runs the SIMD loop of
- * {@link VectorMaskKernels} on whole blocks of 64 when the rows are contiguous and the JVM has
+ * {@link SimdMaskLoops} on whole blocks of 64 when the rows are contiguous and the JVM has
  * the Vector API, and {@link ScalarMaskKernels} on the rest. Bool rows hold one byte per
  * element; results are 0 or 1, and any nonzero byte read is true.
  */
 public final class MaskKernels {
-    private static final FastMaskKernels VECTOR =
-            Simd.load(FastMaskKernels.class, "dev.sharedarrays.internal.kernel.VectorMaskKernels");
+    private static final SimdMaskKernels VECTOR =
+            Simd.load(SimdMaskKernels.class, "dev.sharedarrays.internal.kernel.SimdMaskLoops");
 
     private MaskKernels() {
     }

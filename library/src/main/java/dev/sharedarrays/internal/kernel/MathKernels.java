@@ -5,13 +5,13 @@ import java.lang.foreign.MemorySegment;
 /**
  * The row kernels of the element-wise math functions: n elements read from byte offset so,
  * byte stride ss apart, written from dOff, ds apart (the source may be the destination, at the
- * same offsets). A contiguous float row takes the SIMD loop when there is one ({@link VectorMath},
+ * same offsets). A contiguous float row takes the SIMD loop when there is one ({@link SimdMathLoops},
  * with {@code --add-modules jdk.incubator.vector}), anything else the blocked scalar loop
  * ({@link ScalarMath}).
  */
 public final class MathKernels {
     private static final SimdMath VECTOR =
-            Simd.load(SimdMath.class, "dev.sharedarrays.internal.kernel.VectorMath");
+            Simd.load(SimdMath.class, "dev.sharedarrays.internal.kernel.SimdMathLoops");
 
     private MathKernels() {
     }

@@ -9,7 +9,7 @@ import static java.lang.foreign.ValueLayout.*;
  * The strided loops of comparisons (bool results, one byte 0 or 1 each), logic on bool rows,
  * where, and the masked copies, on one row: n elements from byte offset off, byte stride apart
  * (0 repeats one element, for a scalar operand or a broadcast axis). {@link MaskKernels} runs
- * the SIMD loops of {@link VectorMaskKernels} first where it can.
+ * the SIMD loops of {@link SimdMaskLoops} first where it can.
  */
 final class ScalarMaskKernels {
     private ScalarMaskKernels() {

@@ -25,7 +25,7 @@ import static java.lang.foreign.ValueLayout.*;
  * bytes as one long of bits. Loaded only when the JVM runs with {@code --add-modules
  * jdk.incubator.vector}.
  */
-final class VectorMaskKernels implements FastMaskKernels {
+final class SimdMaskLoops implements SimdMaskKernels {
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     private static final VectorSpecies<Double> D = DoubleVector.SPECIES_PREFERRED;
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;

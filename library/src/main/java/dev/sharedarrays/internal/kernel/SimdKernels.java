@@ -7,7 +7,7 @@ import java.lang.foreign.MemorySegment;
  * apart. Callers ask {@link #handles} or {@link #sumsStrided} first and use {@link ScalarKernels}
  * for anything it does not handle; each method finishes its row itself (the tail past the last whole vector goes to the scalar loop).
  */
-interface FastKernels {
+interface SimdKernels {
     /** True if this implementation has a loop for op on rows of t. */
     boolean handles(ElementType t, Op op);
 

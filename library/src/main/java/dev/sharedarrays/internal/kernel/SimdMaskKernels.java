@@ -8,7 +8,7 @@ import java.lang.foreign.MemorySegment;
  * first {@code n & -64} elements of its row; the caller finishes the row with the scalar loop.
  * A method returning false did nothing: it has no loop for that type.
  */
-interface FastMaskKernels {
+interface SimdMaskKernels {
     boolean compareScalar(ElementType t, Cmp c, MemorySegment a, long ao, MemorySegment o, long oo, long n, double dv, long lv);
 
     boolean compare(ElementType t, Cmp c, MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n);

@@ -23,7 +23,7 @@ import static jdk.incubator.vector.VectorOperators.LT;
  * and subtracting 2^52 (2^23 for F32). Every loop names its operator as a constant: C2 compiles
  * the Vector API to SIMD instructions only then, so the switch picks a loop once per row.
  */
-final class VectorMath implements SimdMath {
+final class SimdMathLoops implements SimdMath {
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     private static final VectorSpecies<Double> D = DoubleVector.SPECIES_PREFERRED;
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;

@@ -18,7 +18,7 @@ import jdk.incubator.vector.VectorSpecies;
  * case go to {@link ScalarKernels}. Every loop names its operator as a constant: C2 compiles the
  * Vector API to SIMD instructions only then, so the switches pick a loop once per row.
  */
-final class VectorKernels implements FastKernels {
+final class SimdKernelLoops implements SimdKernels {
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     private static final VectorSpecies<Double> D = DoubleVector.SPECIES_PREFERRED;
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
