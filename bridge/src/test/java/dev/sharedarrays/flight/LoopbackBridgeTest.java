@@ -8,6 +8,7 @@ import dev.sharedarrays.ArrayHandle;
 import dev.sharedarrays.ArrayPool;
 import dev.sharedarrays.ArrayQueue;
 import dev.sharedarrays.CreateOptions;
+import dev.sharedarrays.F32;
 import dev.sharedarrays.F64;
 import dev.sharedarrays.I32;
 import dev.sharedarrays.SharedArrays;
@@ -105,6 +106,36 @@ class LoopbackBridgeTest {
             } finally {
                 SharedArrays.remove(ArrayHandle.parse("shm://" + copy), true);
             }
+        }
+    }
+
+    @Test
+    void aStridedF32ViewIsForwardedWithItsFloatValues() throws Exception {
+        String middle = unique("fl-strided");
+        try (BridgeServer server = FlightBridge.serve(ServeOptions.defaults().listen("127.0.0.1", 0));
+             ArrayQueue mid = ArrayQueue.create(2, CreateOptions.defaults().name(middle));
+             SharedNDArray<F32> a = SharedArrays.create(F32.TYPE, 4, 8);
+             ArrayQueue src = ArrayQueue.create(2);
+             ArrayPool<F32> dstPool = ArrayPool.create(F32.TYPE, 2, 4, 4);
+             ArrayQueue dst = ArrayQueue.create(2)) {
+            for (int i = 0; i < 32; i++) {
+                a.setDouble(i, i + 0.25);
+            }
+            ClientOptions o = ClientOptions.defaults();
+            CompletableFuture<Long> fwd = FlightBridge.forwardAsync(src, server.location(), middle, o);
+            CompletableFuture<Long> pull = FlightBridge.pullAsync(server.location(), middle, dstPool, dst, o);
+            src.send(a.slice(1, 0, 8, 2), Duration.ofSeconds(20)); // every other column: not contiguous
+            src.end();
+            try (SharedNDArray<?> m = dst.receive(Duration.ofSeconds(20))) {
+                assertEquals(List.of(4L, 4L), java.util.Arrays.stream(m.shape()).boxed().toList());
+                for (int r = 0; r < 4; r++) {
+                    for (int c = 0; c < 4; c++) {
+                        assertEquals(r * 8 + 2 * c + 0.25, m.getDouble(new long[] {r, c}), "element " + r + ", " + c);
+                    }
+                }
+            }
+            assertEquals(1, fwd.get(20, TimeUnit.SECONDS));
+            assertEquals(1, pull.get(20, TimeUnit.SECONDS));
         }
     }
 

@@ -10,7 +10,6 @@ import dev.sharedarrays.SharedArrays;
 import dev.sharedarrays.SharedNDArray;
 import dev.sharedarrays.flight.ServeOptions;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -30,9 +29,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * DoGet queue/<name> is a consumer of the queue, DoPut queue/<name> a producer into it through
  * a pool of this server's ({@link ServerPools}). Remote streams share one attachment per segment
  * ({@link Attachments}) and hold at most {@link ServeOptions#maxInFlightPerStream} messages not
- * yet on the wire; a reader that takes nothing for the stall timeout is ended.
+ * yet on the wire; a reader that takes nothing for the stall timeout is ended. The queues' streams
+ * go through the delivery pump ({@link Delivery}), which the client's forward and pull use too.
  */
-public final class BridgeProducer extends NoOpFlightProducer implements AutoCloseable {
+public final class BridgeProducer extends NoOpFlightProducer implements FrameService.Handler, AutoCloseable {
     private final Attachments arrays;
     private final Attachments queues;
     private final ServerPools pools;
@@ -57,18 +57,20 @@ public final class BridgeProducer extends NoOpFlightProducer implements AutoClos
     }
 
     /** What a call's exception tells the client. */
-    FlightRuntimeException toFlight(Throwable e) {
-        if (e instanceof Waits.Stopped) {
+    @Override
+    public FlightRuntimeException toFlight(Throwable e) {
+        if (e instanceof Stopped) {
             return CallStatus.CANCELLED.withDescription("the client went away or the server is stopping").toRuntimeException();
         }
-        if (e instanceof Waits.Stalled) {
+        if (e instanceof Stalled) {
             return CallStatus.TIMED_OUT.withDescription(e.getMessage()).toRuntimeException();
         }
         return Errors.toFlight(e);
     }
 
     /** DoGet: the array or the queue the ticket names, to {@code out}, until the queue ends. */
-    void serveGet(byte[] ticket, FrameService.Outbound out, BooleanSupplier gone) {
+    @Override
+    public void serveGet(byte[] ticket, Outgoing out, BooleanSupplier gone) {
         FlightPath p = FlightPath.of(new org.apache.arrow.flight.Ticket(ticket));
         BooleanSupplier stop = () -> closed || gone.getAsBoolean();
         if (p.kind().equals(FlightPath.ARRAY)) {
@@ -86,7 +88,7 @@ public final class BridgeProducer extends NoOpFlightProducer implements AutoClos
         return queues.open(p, ArrayQueue::attach, q -> q.handle().id().orElse(0));
     }
 
-    private void sendArray(FlightPath p, FrameService.Outbound out) {
+    private void sendArray(FlightPath p, Outgoing out) {
         Attachments.Held held = openArray(new FlightPath(p.kind(), p.name()));
         try {
             SharedNDArray<?> a = (SharedNDArray<?>) held.value;
@@ -99,66 +101,42 @@ public final class BridgeProducer extends NoOpFlightProducer implements AutoClos
             TensorSchema s = new TensorSchema(a.dtype(), a.shape());
             out.send(Frames.schema(s.toArrow(), null));
             held.retain(); // the array stays mapped until gRPC let go of its memory
-            out.send(Frames.array(Frames.batchHeader(s), a, held::release));
+            out.send(Delivery.batch(Frames.batchHeader(s), a, held::release));
         } finally {
             held.endStream();
         }
     }
 
-    private void sendQueue(FlightPath p, FrameService.Outbound out, BooleanSupplier stop) {
+    private void sendQueue(FlightPath p, Outgoing out, BooleanSupplier stop) {
         Attachments.Held held = openQueue(p);
-        ArrayQueue q = (ArrayQueue) held.value;
-        // this stream's messages that gRPC has not let go of yet, and how many it did let go of
-        java.util.concurrent.atomic.AtomicInteger outstanding = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
-        java.util.function.Supplier<String> stalled = () -> "the client of DoGet " + p + " took nothing for " + stallNanos / 1_000_000
-                + " ms while " + outstanding.get() + " message(s) waited for it; the stream was ended so that their pool slots go back"
-                + " (ServeOptions.stallTimeout, serve --stall-timeout)";
-        TensorSchema schema = null;
-        ByteBuffer header = null;
+        // the queue maps the pools its messages live in: open until gRPC let go of the last one sent
+        held.retain();
+        InFlight inFlight = new InFlight(held::release);
+        Delivery.Pace pace = new Delivery.Pace(maxInFlight, stallNanos, waiting -> "the client of DoGet " + p + " took nothing for "
+                + stallNanos / 1_000_000 + " ms while " + waiting + " message(s) waited for it; the stream was ended so that their pool"
+                + " slots go back (ServeOptions.stallTimeout, serve --stall-timeout)");
         try {
-            while (true) {
-                if (schema != null) {
-                    Waits.until(() -> out.isReady() && outstanding.get() < maxInFlight, stop, written::get, stallNanos, stalled);
+            Delivery.send((ArrayQueue) held.value, new Delivery.Sender() {
+                @Override
+                public Outgoing open(TensorSchema first) {
+                    return out;
                 }
-                SharedNDArray<?> m = Waits.receive(q, stop);
-                if (m == null) {
-                    break;
-                }
-                TensorSchema s = new TensorSchema(m.dtype(), m.shape());
-                if (schema == null) {
-                    try {
-                        out.send(Frames.schema(s.toArrow(), null));
-                    } catch (RuntimeException e) {
-                        m.close();
-                        throw e;
-                    }
-                    schema = s;
-                    header = Frames.batchHeader(s);
-                } else if (!s.equals(schema)) {
-                    m.close();
-                    throw new IllegalArgumentException("queue " + p.name() + " sent a " + s + " array into a stream of " + schema
+
+                @Override
+                public RuntimeException mismatch(TensorSchema got, TensorSchema stream) {
+                    return new IllegalArgumentException("queue " + p.name() + " sent a " + got + " array into a stream of " + stream
                             + "; a Flight stream carries one element type and shape (the message was dropped)");
                 }
-                held.retain(); // the queue maps the pool the message lives in: closed once gRPC let go of it
-                outstanding.incrementAndGet();
-                out.send(Frames.array(header, m, () -> {
-                    m.close();
-                    outstanding.decrementAndGet();
-                    written.incrementAndGet();
-                    held.release();
-                }));
-            }
-            if (schema == null) {
-                out.send(Frames.schema(new Schema(List.of()), null));
-            }
+            }, pace, inFlight, stop, () -> { });
         } finally {
+            inFlight.end();
             held.endStream();
         }
     }
 
     /** DoPut: the stream into the array or the queue its descriptor names. */
-    void servePut(Incoming in, BooleanSupplier gone) {
+    @Override
+    public void servePut(Incoming in, BooleanSupplier gone) {
         BooleanSupplier stop = () -> closed || gone.getAsBoolean();
         try (Frame first = in.next()) {
             if (first == null || first.descriptor() == null) {
@@ -226,32 +204,22 @@ public final class BridgeProducer extends NoOpFlightProducer implements AutoClos
 
     private void receiveQueue(FlightPath p, Schema schema, Incoming in, BooleanSupplier stop) {
         Attachments.Held held = openQueue(p);
-        ServerPools.Entry pool = null;
+        ServerPools.Entry[] pool = {null};
         try {
             ArrayQueue q = (ArrayQueue) held.value;
             if (schema.getFields().isEmpty()) {
-                Frame f;
-                while ((f = in.next()) != null) {
-                    f.close(); // a producer with nothing to send: only its end counts
-                }
+                in.skipToEnd(); // a producer with nothing to send: only its end counts
                 q.end();
                 return;
             }
             TensorSchema s = TensorSchema.of(schema);
-            Frame f;
-            while ((f = in.nextBatch()) != null) {
-                try (Frame batch = f) {
-                    if (pool == null) {
-                        pool = pools.use(p.name(), s, q.capacity()); // at the first batch: a schema alone holds no memory
-                    }
-                    new Frames.Rows(batch, schema, s).sendEach(pool.pool, q, stop, () -> { });
-                }
-            }
+            // the pool at the first batch: a schema alone holds no memory
+            Delivery.receive(in, schema, () -> (pool[0] = pools.use(p.name(), s, q.capacity())).pool, q, stop, () -> { });
             // the remote producer finished its stream: the queue ends, as a local producer's end() would
             q.end();
         } finally {
-            if (pool != null) {
-                pools.done(pool);
+            if (pool[0] != null) {
+                pools.done(pool[0]);
             }
             held.endStream();
         }

@@ -1,21 +1,18 @@
 package dev.sharedarrays.flight.internal;
 
 import dev.sharedarrays.ArrayQueue;
-import dev.sharedarrays.SharedNDArray;
 import io.grpc.ClientCall;
 import io.grpc.Metadata;
 import io.grpc.Status;
-import java.nio.ByteBuffer;
-import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import org.apache.arrow.flight.FlightDescriptor;
 import org.apache.arrow.flight.grpc.StatusUtils;
 import org.apache.arrow.flight.impl.Flight;
-import org.apache.arrow.vector.types.pojo.Schema;
 
-/** A local queue's messages into a remote queue (DoPut queue/<name>), until the local queue ends. */
+/** A local queue's messages into a remote queue (DoPut queue/<name>) through the delivery pump ({@link Delivery}), until the local queue ends. */
 public final class Forwarding {
     private Forwarding() {
     }
@@ -56,104 +53,90 @@ public final class Forwarding {
     }
 
     private static long run(ArrayQueue queue, Remote remote, String name, long[] counter, InFlight inFlight, Cancel cancel) {
-        FlightPath path = new FlightPath(FlightPath.QUEUE, name);
         Outcome outcome = new Outcome();
         BooleanSupplier stop = () -> outcome.error != null || cancel.isCancelled();
-        SharedNDArray<?> first;
+        Put put = new Put(queue, remote, new FlightPath(FlightPath.QUEUE, name), outcome, cancel, stop);
         try {
-            first = Waits.receive(queue, stop);
-        } catch (Waits.Stopped e) {
-            throw cancelled(remote, name, counter);
-        }
-        TensorSchema schema;
-        Schema arrow;
-        try {
-            schema = first == null ? null : new TensorSchema(first.dtype(), first.shape());
-            arrow = schema == null ? new Schema(List.of()) : schema.toArrow();
-        } catch (RuntimeException e) {
-            first.close();
-            throw e;
-        }
-        SharedNDArray<?> m = first;
-        ClientCall<Frame, Flight.PutResult> call;
-        try {
-            call = remote.channel.newCall(FrameService.DO_PUT, remote.callOptions());
-            call.start(outcome, remote.headers());
-            call.request(Integer.MAX_VALUE);
-        } catch (RuntimeException e) {
-            if (m != null) {
-                m.close();
-            }
-            throw e;
-        }
-        cancel.onCancel(() -> call.cancel("the forwarding was cancelled", null));
-        try {
-            // a call is ready once connected: sending earlier would leave the message with gRPC, unmarshalled, until then
-            Waits.ready(call::isReady, stop);
-            send(call, Frames.schema(arrow, path.descriptor()));
-            ByteBuffer header = schema == null ? null : Frames.batchHeader(schema);
-            while (m != null) {
-                TensorSchema s = new TensorSchema(m.dtype(), m.shape());
-                if (!s.equals(schema)) {
-                    IllegalArgumentException e = new IllegalArgumentException("the local queue " + queue.handle() + " sent a " + s
-                            + " array into a stream of " + schema + "; a Flight stream carries one element type and shape (dropped)");
-                    call.cancel(e.getMessage(), e);
-                    throw e;
-                }
-                Waits.ready(call::isReady, stop);
-                inFlight.add();
-                SharedNDArray<?> sent = m;
-                m = null;
-                send(call, Frames.array(header, sent, () -> {
-                    sent.close();
-                    inFlight.release();
-                }));
-                counter[0]++;
-                m = Waits.receive(queue, stop);
-            }
-            call.halfClose();
-            while (!outcome.closed.await(Waits.SLICE.toMillis(), TimeUnit.MILLISECONDS)) {
+            Delivery.send(queue, put, Delivery.Pace.FLOW_CONTROL, inFlight, stop, () -> counter[0]++);
+            put.call.halfClose();
+            while (!outcome.closed.await(Stopped.SLICE.toMillis(), TimeUnit.MILLISECONDS)) {
                 if (cancel.isCancelled()) {
-                    throw new Waits.Stopped();
+                    throw new Stopped();
                 }
             }
             if (outcome.error != null) {
                 throw outcome.error;
             }
             return counter[0];
-        } catch (Waits.Stopped e) {
+        } catch (Stopped e) {
             if (outcome.error == null) {
-                call.cancel("the forwarding was cancelled", null);
+                put.cancel("the forwarding was cancelled", null);
                 throw cancelled(remote, name, counter);
             }
             throw outcome.error;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            call.cancel("the forwarding was interrupted", e);
+            put.cancel("the forwarding was interrupted", e);
             throw cancelled(remote, name, counter);
         } catch (RuntimeException e) {
             // the server's call must end too: it would wait for the next message as long as the connection lives
-            call.cancel("the forwarding stopped: " + e.getMessage(), e);
+            put.cancel("the forwarding stopped: " + e.getMessage(), e);
             if (cancel.isCancelled() && e instanceof IllegalStateException) {
                 throw cancelled(remote, name, counter); // (gRPC's "call was cancelled" from a send racing the cancel)
             }
             throw e;
-        } finally {
-            if (m != null) {
-                m.close();
-            }
         }
     }
 
-    /** Sends f: gRPC's from here on (it may marshal it later); closed here only if sending failed. */
-    private static void send(ClientCall<Frame, ?> call, Frame f) {
-        boolean ok = false;
-        try {
-            call.sendMessage(f);
-            ok = true;
-        } finally {
-            if (!ok) {
-                f.close();
+    /** The DoPut: opened once the local queue's first message is there (or its end), with the stream's descriptor. */
+    private static final class Put implements Delivery.Sender {
+        private final ArrayQueue queue;
+        private final Remote remote;
+        private final FlightPath path;
+        private final Outcome outcome;
+        private final Cancel cancel;
+        private final BooleanSupplier stop;
+        /** The call, once started; null before. */
+        ClientCall<Frame, Flight.PutResult> call;
+
+        Put(ArrayQueue queue, Remote remote, FlightPath path, Outcome outcome, Cancel cancel, BooleanSupplier stop) {
+            this.queue = queue;
+            this.remote = remote;
+            this.path = path;
+            this.outcome = outcome;
+            this.cancel = cancel;
+            this.stop = stop;
+        }
+
+        @Override
+        public Outgoing open(TensorSchema first) {
+            ClientCall<Frame, Flight.PutResult> c = remote.channel.newCall(FrameService.DO_PUT, remote.callOptions());
+            c.start(outcome, remote.headers());
+            c.request(Integer.MAX_VALUE);
+            call = c;
+            cancel.onCancel(() -> c.cancel("the forwarding was cancelled", null));
+            // a call is ready once connected: sending earlier would leave the message with gRPC, unmarshalled, until then
+            Waits.ready(c::isReady, stop);
+            return Outgoing.of(c);
+        }
+
+        @Override
+        public FlightDescriptor descriptor() {
+            return path.descriptor();
+        }
+
+        @Override
+        public RuntimeException mismatch(TensorSchema got, TensorSchema stream) {
+            IllegalArgumentException e = new IllegalArgumentException("the local queue " + queue.handle() + " sent a " + got
+                    + " array into a stream of " + stream + "; a Flight stream carries one element type and shape (dropped)");
+            call.cancel(e.getMessage(), e);
+            return e;
+        }
+
+        /** Cancels the call, if it started. */
+        void cancel(String why, Throwable cause) {
+            if (call != null) {
+                call.cancel(why, cause);
             }
         }
     }

@@ -11,6 +11,7 @@ import io.grpc.Status;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.grpc.StatusUtils;
 import org.apache.arrow.flight.impl.Flight;
@@ -19,7 +20,8 @@ import org.apache.arrow.flight.impl.FlightServiceGrpc;
 /**
  * Flight's DoGet and DoPut on the bridge's own message codec ({@link Frame}), in place of Arrow
  * Java's in the Flight service; the other calls (ListFlights, GetFlightInfo, ...) stay Arrow's.
- * Each call runs on a thread of {@code executor}, since it waits on queues and pools.
+ * Each call runs on a thread of {@code executor}, since its {@link Handler} may wait as long as the
+ * stream lasts. Transport only: what a call serves is the handler's.
  */
 public final class FrameService {
     public static final MethodDescriptor<Flight.Ticket, Frame> DO_GET = FlightServiceGrpc.getDoGetMethod()
@@ -28,6 +30,21 @@ public final class FrameService {
             .toBuilder(Frame.MARSHALLER, FlightServiceGrpc.getDoPutMethod().getResponseMarshaller()).build();
 
     private FrameService() {
+    }
+
+    /**
+     * What serves DoGet and DoPut (the bridge's producer). Each method runs on a call's own thread
+     * and may block as long as the stream lasts; {@code gone} turns true once the client went away.
+     */
+    public interface Handler {
+        /** DoGet: the frames the ticket asks for, to {@code out}; returning ends the stream with OK. */
+        void serveGet(byte[] ticket, Outgoing out, BooleanSupplier gone);
+
+        /** DoPut: the client's frames, taken from {@code in} to the end; returning answers OK. */
+        void servePut(Incoming in, BooleanSupplier gone);
+
+        /** The status a call that threw {@code e} ends with. */
+        FlightRuntimeException toFlight(Throwable e);
     }
 
     /**
@@ -44,7 +61,7 @@ public final class FrameService {
     };
 
     /** Arrow's service definition with DoGet and DoPut served by {@code producer}. */
-    public static ServerServiceDefinition replace(ServerServiceDefinition arrow, BridgeProducer producer, ExecutorService executor) {
+    public static ServerServiceDefinition replace(ServerServiceDefinition arrow, Handler producer, ExecutorService executor) {
         ServerServiceDefinition.Builder b = ServerServiceDefinition.builder(arrow.getServiceDescriptor().getName());
         for (ServerMethodDefinition<?, ?> m : arrow.getMethods()) {
             String name = m.getMethodDescriptor().getFullMethodName();
@@ -59,7 +76,7 @@ public final class FrameService {
         return b.build();
     }
 
-    private static ServerCallHandler<Flight.Ticket, Frame> get(BridgeProducer producer, ExecutorService executor) {
+    private static ServerCallHandler<Flight.Ticket, Frame> get(Handler producer, ExecutorService executor) {
         return (call, headers) -> {
             AtomicBoolean gone = new AtomicBoolean();
             call.request(2); // one ticket; a second is an error
@@ -89,7 +106,7 @@ public final class FrameService {
                             // every call is answered, an Error's too: the client would otherwise wait for ever
                             FlightRuntimeException f = producer.toFlight(e);
                             out.fail(f);
-                            if (e instanceof Waits.Stalled) {
+                            if (e instanceof Stalled) {
                                 reset(call, f, gone);
                             }
                         }
@@ -109,7 +126,7 @@ public final class FrameService {
         };
     }
 
-    private static ServerCallHandler<Frame, Flight.PutResult> put(BridgeProducer producer, ExecutorService executor) {
+    private static ServerCallHandler<Frame, Flight.PutResult> put(Handler producer, ExecutorService executor) {
         return (call, headers) -> {
             AtomicBoolean gone = new AtomicBoolean();
             Incoming in = new Incoming(() -> call.request(1), gone::get);
@@ -178,7 +195,7 @@ public final class FrameService {
     }
 
     /** A DoGet's stream of frames to the client. */
-    public static final class Outbound {
+    public static final class Outbound implements Outgoing {
         private final ServerCall<Flight.Ticket, Frame> call;
         private boolean headersSent;
 
@@ -186,11 +203,12 @@ public final class FrameService {
             this.call = call;
         }
 
+        @Override
         public boolean isReady() {
             return call.isReady();
         }
 
-        /** Sends f: gRPC's from here on; closed here only if sending failed. */
+        @Override
         public void send(Frame f) {
             boolean ok = false;
             try {

@@ -1,18 +1,14 @@
 package dev.sharedarrays.flight.internal;
 
 import com.google.flatbuffers.FlatBufferBuilder;
-import dev.sharedarrays.ArrayPool;
-import dev.sharedarrays.ArrayQueue;
-import dev.sharedarrays.SharedNDArray;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.buffer.UnpooledDirectByteBuf;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
-import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.apache.arrow.flatbuf.Buffer;
 import org.apache.arrow.flatbuf.FieldNode;
 import org.apache.arrow.flatbuf.Message;
@@ -25,7 +21,11 @@ import org.apache.arrow.vector.ipc.message.MessageSerializer;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Schema;
 
-/** The bridge's Flight messages: a schema, an array as a one-row batch, and the rows of a received batch. */
+/**
+ * The bridge's Flight messages: a schema, a one-row batch (its body sent from memory as it is, or
+ * written into a buffer of the message's own), and the rows of a received batch. Bytes and
+ * messages only: which array, slot or queue the bytes belong to is the caller's (the delivery pump).
+ */
 public final class Frames {
     private static final ByteBuf ZEROS = Unpooled.unreleasableBuffer(Unpooled.directBuffer(8).writeZero(8));
 
@@ -66,28 +66,46 @@ public final class Frames {
     }
 
     /**
-     * The array as a one-row batch. A contiguous array is sent from its own memory and
-     * {@code release} runs once gRPC wrote it (or dropped it); a strided view is copied first and
-     * {@code release} runs at once.
+     * A one-row batch whose body is {@code body} itself, written to the socket without a copy:
+     * {@code release} runs once gRPC wrote it or dropped it (at once if this throws), and the
+     * memory must stay mapped until then.
      */
-    public static Frame array(ByteBuffer header, SharedNDArray<?> a, Runnable release) {
-        long bytes = Math.multiplyExact(a.size(), a.itemSize());
-        if (align8(bytes) + header.remaining() + 24 > Integer.MAX_VALUE) {
+    public static Frame batch(ByteBuffer header, MemorySegment body, Runnable release) {
+        long bytes = body.byteSize();
+        try {
+            checkSize(header, bytes);
+        } catch (RuntimeException e) {
             release.run();
+            throw e;
+        }
+        return withHeader(header, new SharedMemory(body.address(), (int) bytes, release), bytes);
+    }
+
+    /**
+     * A one-row batch whose body of {@code bytes} {@code write} fills, in a direct buffer of the
+     * message's own: for memory that cannot go out as it is (a strided view).
+     */
+    public static Frame batchCopy(ByteBuffer header, long bytes, Consumer<MemorySegment> write) {
+        checkSize(header, bytes);
+        ByteBuf data = Unpooled.directBuffer((int) bytes);
+        try {
+            write.accept(MemorySegment.ofAddress(data.memoryAddress()).reinterpret(bytes));
+            data.writerIndex((int) bytes);
+        } catch (RuntimeException | Error e) {
+            data.release();
+            throw e;
+        }
+        return withHeader(header, data, bytes);
+    }
+
+    private static void checkSize(ByteBuffer header, long bytes) {
+        if (align8(bytes) + header.remaining() + 24 > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("an array of " + bytes + " bytes is more than one Flight message can carry (2 GiB)");
         }
-        ByteBuf data;
-        if (a.isContiguous()) {
-            data = new SharedMemory(a.data().address() + a.elementOffset() * a.itemSize(), (int) bytes, release);
-        } else {
-            try {
-                data = Unpooled.directBuffer((int) bytes);
-                copyStrided(a, MemorySegment.ofAddress(data.memoryAddress()).reinterpret(bytes));
-                data.writerIndex((int) bytes);
-            } finally {
-                release.run();
-            }
-        }
+    }
+
+    /** The message around a body of {@code bytes} in {@code data}, which it now owns (released with it). */
+    private static Frame withHeader(ByteBuffer header, ByteBuf data, long bytes) {
         long body = align8(bytes);
         CompositeByteBuf wire = null;
         try {
@@ -131,39 +149,6 @@ public final class Frames {
             } finally {
                 release.run();
             }
-        }
-    }
-
-    /** Copies a strided view element by element (rare: queues and arrays are mostly contiguous). */
-    private static void copyStrided(SharedNDArray<?> array, MemorySegment dst) {
-        long n = array.size();
-        int item = array.itemSize();
-        long[] shape = array.shape();
-        long[] idx = new long[shape.length];
-        for (long i = 0; i < n; i++) {
-            long rem = i;
-            for (int d = shape.length - 1; d >= 0; d--) {
-                idx[d] = rem % shape[d];
-                rem /= shape[d];
-            }
-            switch (item) {
-                case 1, 2, 4 -> writeLong(dst, i, item, array.getLong(idx));
-                default -> {
-                    if (array.dtype().isFloatingPoint()) {
-                        dst.setAtIndex(ValueLayout.JAVA_DOUBLE_UNALIGNED, i, array.getDouble(idx));
-                    } else {
-                        dst.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, array.getLong(idx));
-                    }
-                }
-            }
-        }
-    }
-
-    private static void writeLong(MemorySegment dst, long i, int item, long v) {
-        switch (item) {
-            case 1 -> dst.set(ValueLayout.JAVA_BYTE, i, (byte) v);
-            case 2 -> dst.setAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, i, (short) v);
-            default -> dst.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i, (int) v);
         }
     }
 
@@ -242,25 +227,9 @@ public final class Frames {
             return count;
         }
 
-        /**
-         * Each row into a slot of {@code pool}, sent into {@code queue} (waiting while either is
-         * full, until {@code stop}); {@code sent} runs after each send.
-         */
-        public void sendEach(ArrayPool<?> pool, ArrayQueue queue, BooleanSupplier stop, Runnable sent) {
-            for (long r = 0; r < count; r++) {
-                SharedNDArray<?> slot = Waits.acquire(pool, stop);
-                boolean gone = false;
-                try {
-                    next(slot.data().asSlice(slot.elementOffset() * slot.itemSize(), rowBytes));
-                    Waits.send(queue, slot, stop);
-                    gone = true;
-                } finally {
-                    if (!gone) {
-                        slot.close();
-                    }
-                }
-                sent.run();
-            }
+        /** The bytes of one row. */
+        public long rowBytes() {
+            return rowBytes;
         }
 
         /** Copies the next row into dst (rowBytes bytes). */

@@ -3,6 +3,7 @@ package dev.sharedarrays.flight.internal;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The shared-memory buffers of one stream that gRPC may still read (zero-copy writes hold them
@@ -12,6 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class InFlight {
     private final AtomicInteger count = new AtomicInteger(1);
+    private final AtomicLong released = new AtomicLong();
     private final CountDownLatch zero = new CountDownLatch(1);
     private final Runnable atZero;
 
@@ -26,6 +28,11 @@ public final class InFlight {
     }
 
     public void release() {
+        released.incrementAndGet();
+        drop();
+    }
+
+    private void drop() {
         if (count.decrementAndGet() == 0) {
             try {
                 atZero.run();
@@ -35,9 +42,24 @@ public final class InFlight {
         }
     }
 
+    /** Buffers gRPC holds now. */
+    public int held() {
+        return Math.max(0, count.get() - 1);
+    }
+
+    /** How many times a buffer was let go of so far: grows while the other end takes what is sent. */
+    public long released() {
+        return released.get();
+    }
+
+    /** The stream is done (its own count); atZero runs once gRPC let go of the buffers too. */
+    public void end() {
+        drop();
+    }
+
     /** The stream is done (its own count); waits at most millis for gRPC to let go of the buffers. True if it did. */
     public boolean endAndAwait(long millis) throws InterruptedException {
-        release();
+        drop();
         return zero.await(millis, TimeUnit.MILLISECONDS);
     }
 }

@@ -8,9 +8,9 @@ import java.util.function.BooleanSupplier;
 import org.apache.arrow.flight.grpc.StatusUtils;
 
 /**
- * The frames of one call as gRPC delivers them (on its threads), taken by the thread that copies
- * them into pool slots. One frame more than the taker holds is asked for, so the next one is
- * parsed while this one is copied; the rest waits in gRPC's flow-control window.
+ * The frames of one call as gRPC delivers them (on its threads), taken by the call's own thread
+ * (the delivery pump copies their rows on). One frame more than the taker holds is asked for, so
+ * the next one is parsed while this one is copied; the rest waits in gRPC's flow-control window.
  */
 final class Incoming {
     private static final Object END = new Object();
@@ -55,20 +55,20 @@ final class Incoming {
     /**
      * The next frame (the caller closes it), or null at the end of the stream.
      *
-     * @throws Waits.Stopped if {@code stop} said so or the call was cancelled
+     * @throws Stopped if {@code stop} said so or the call was cancelled
      * @throws org.apache.arrow.flight.FlightRuntimeException if the call failed
      */
     Frame next() {
         while (true) {
             if (stop.getAsBoolean()) {
-                throw new Waits.Stopped();
+                throw new Stopped();
             }
             Object o;
             try {
-                o = frames.poll(Waits.SLICE.toMillis(), TimeUnit.MILLISECONDS);
+                o = frames.poll(Stopped.SLICE.toMillis(), TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new Waits.Stopped();
+                throw new Stopped();
             }
             if (o == null) {
                 continue;
@@ -79,7 +79,7 @@ final class Incoming {
             }
             if (o == CANCELLED) {
                 frames.add(CANCELLED);
-                throw new Waits.Stopped();
+                throw new Stopped();
             }
             if (o instanceof Failed f) {
                 frames.add(f);
@@ -102,6 +102,14 @@ final class Incoming {
             if (f == null || f.isBatch()) {
                 return f;
             }
+            f.close();
+        }
+    }
+
+    /** Takes and closes the frames up to the end of the stream (a stream whose end alone counts). */
+    void skipToEnd() {
+        Frame f;
+        while ((f = next()) != null) {
             f.close();
         }
     }

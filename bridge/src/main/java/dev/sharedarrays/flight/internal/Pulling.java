@@ -11,7 +11,10 @@ import java.util.Arrays;
 import org.apache.arrow.flight.impl.Flight;
 import org.apache.arrow.vector.types.pojo.Schema;
 
-/** A remote queue's messages (DoGet queue/<name>) into a local pool and queue, until the remote queue ends. */
+/**
+ * A remote queue's messages (DoGet queue/<name>) into a local pool and queue through the delivery
+ * pump ({@link Delivery}), until the remote queue ends.
+ */
 public final class Pulling {
     private Pulling() {
     }
@@ -39,14 +42,7 @@ public final class Pulling {
             Schema schema;
             try (Frame first = in.next()) {
                 if (first == null || first.isSchema() && first.schema().getFields().isEmpty()) {
-                    // an ended queue that sent nothing
-                    while (true) {
-                        Frame f = in.next();
-                        if (f == null) {
-                            break;
-                        }
-                        f.close();
-                    }
+                    in.skipToEnd(); // an ended queue that sent nothing
                     queue.end();
                     return 0;
                 }
@@ -64,15 +60,10 @@ public final class Pulling {
                 throw new IllegalArgumentException("remote queue " + name + " at " + remote.uri + " streams " + s + " arrays; the pool "
                         + pool.handle() + " holds " + pool.dtype() + " " + Arrays.toString(pool.slotShape()));
             }
-            Frame f;
-            while ((f = in.nextBatch()) != null) {
-                try (Frame batch = f) {
-                    new Frames.Rows(batch, schema, s).sendEach(pool, queue, cancel::isCancelled, () -> counter[0]++);
-                }
-            }
+            Delivery.receive(in, schema, () -> pool, queue, cancel::isCancelled, () -> counter[0]++);
             queue.end();
             return counter[0];
-        } catch (Waits.Stopped e) {
+        } catch (Stopped e) {
             call.cancel("the pull was cancelled", null);
             throw cancelled(remote, name, counter);
         } catch (RuntimeException e) {

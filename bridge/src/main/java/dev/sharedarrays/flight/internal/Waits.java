@@ -5,41 +5,24 @@ import dev.sharedarrays.ArrayQueue;
 import dev.sharedarrays.DType;
 import dev.sharedarrays.SharedNDArray;
 import dev.sharedarrays.WaitTimeoutException;
-import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /**
- * Waits that last as long as the stream does: local waits in slices, so that a stream whose other
- * end went away (cancelled, failed) is noticed within one slice.
+ * The delivery pump's waits ({@link Delivery}), which last as long as the stream does: local waits
+ * in slices ({@link Stopped#SLICE}), so that a stream whose other end went away (cancelled, failed)
+ * is noticed within one slice; {@link Stopped} once {@code stop} says so.
  */
 public final class Waits {
-    static final Duration SLICE = Duration.ofMillis(200);
-
     private Waits() {
-    }
-
-    /** Thrown when {@code stop} said so during a wait. */
-    public static final class Stopped extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        Stopped() {
-            super(null, null, false, false);
-        }
-    }
-
-    private static void check(BooleanSupplier stop) {
-        if (stop.getAsBoolean()) {
-            throw new Stopped();
-        }
     }
 
     /** The next message, or null once the queue ended and drained. */
     public static SharedNDArray<?> receive(ArrayQueue q, BooleanSupplier stop) {
         while (true) {
-            check(stop);
+            Stopped.check(stop);
             try {
-                return q.receive(SLICE);
+                return q.receive(Stopped.SLICE);
             } catch (WaitTimeoutException e) {
                 // a slice without a message: look at stop, wait again
             }
@@ -48,9 +31,9 @@ public final class Waits {
 
     public static <T extends DType<T>> SharedNDArray<T> acquire(ArrayPool<T> pool, BooleanSupplier stop) {
         while (true) {
-            check(stop);
+            Stopped.check(stop);
             try {
-                return pool.acquire(SLICE);
+                return pool.acquire(Stopped.SLICE);
             } catch (WaitTimeoutException e) {
                 // every slot is held (backpressure): wait again
             }
@@ -60,9 +43,9 @@ public final class Waits {
     /** Sends, waiting while the queue is full; on Stopped the array is still the caller's. */
     public static void send(ArrayQueue q, SharedNDArray<?> a, BooleanSupplier stop) {
         while (true) {
-            check(stop);
+            Stopped.check(stop);
             try {
-                q.send(a, SLICE);
+                q.send(a, Stopped.SLICE);
                 return;
             } catch (WaitTimeoutException e) {
                 // full (backpressure): wait again
@@ -76,17 +59,8 @@ public final class Waits {
      */
     public static void ready(BooleanSupplier isReady, BooleanSupplier stop) {
         while (!isReady.getAsBoolean()) {
-            check(stop);
+            Stopped.check(stop);
             LockSupport.parkNanos(50_000);
-        }
-    }
-
-    /** Thrown when the other end of a stream took nothing for longer than the stall timeout. */
-    public static final class Stalled extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        Stalled(String message) {
-            super(message, null, false, false);
         }
     }
 
@@ -100,7 +74,7 @@ public final class Waits {
         long since = System.nanoTime();
         long park = 50_000;
         while (!ok.getAsBoolean()) {
-            check(stop);
+            Stopped.check(stop);
             long now = progress.getAsLong();
             if (now != seen) {
                 seen = now;
