@@ -1,5 +1,6 @@
 package dev.sharedarrays;
 
+import dev.sharedarrays.internal.array.Parallel;
 import dev.sharedarrays.internal.backend.BackendSelection;
 import dev.sharedarrays.internal.backend.Backends;
 import dev.sharedarrays.internal.backend.FdPassing;
@@ -11,6 +12,7 @@ import dev.sharedarrays.internal.segment.Segment;
 import dev.sharedarrays.internal.segment.SegmentScan;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * Entry point: create and attach arrays, choose the backend, clean up after crashes.
@@ -258,6 +260,21 @@ public final class SharedArrays {
     /** The shm directory: {@code SHARED_ARRAYS_DIR}, default /dev/shm. */
     public static Path shmDirectory() {
         return ShmBackend.directory();
+    }
+
+    /**
+     * Runs body with the kernels split over {@code threads} threads, this one among them: element-wise
+     * math ({@link ArrayMath}), out-of-place arithmetic, comparisons to a new Bool array, and whole-array
+     * sums, minima and maxima, on operands that are contiguous, of one shape and at least 1,048,576
+     * elements (2^20); others run on this thread. Sorts ({@code sort}, {@code sorted}) run as
+     * {@code parallelSort} and {@code parallelSorted} do. Without it, {@code SHARED_ARRAYS_THREADS} sets the
+     * count for every call (default 1: the kernels never start a thread). Results are those of one
+     * thread, but for float sums, whose parts are added in another order (they differ in the last bits).
+     *
+     * @throws IllegalArgumentException unless {@code 1 <= threads <= 256}
+     */
+    public static <R> R withThreads(int threads, Supplier<R> body) {
+        return Parallel.with(threads, java.util.Objects.requireNonNull(body, "body"));
     }
 
     /**

@@ -34,6 +34,16 @@ public final class LaneSort {
      * @throws IllegalArgumentException if the axis is longer than {@link #MAX_LANE}
      */
     public static void sort(ElementType t, MemorySegment s, StridedLayout l, int axis, LongFunction<MemorySegment> scratch) {
+        sort(t, s, l, axis, scratch, false);
+    }
+
+    /**
+     * As {@link #sort(ElementType, MemorySegment, StridedLayout, int, LongFunction)}; with {@code parallel},
+     * a lane sorted on the heap (no native sort for it) of at least {@link ParallelLaneSort#MIN_CHUNK}
+     * elements is sorted in runs on several threads, then merged ({@link HeapSorts}).
+     */
+    public static void sort(ElementType t, MemorySegment s, StridedLayout l, int axis, LongFunction<MemorySegment> scratch,
+            boolean parallel) {
         Lanes lanes = Lanes.of(l, Lanes.axis(axis, l.ndim()));
         long len = lanes.length();
         if (len > MAX_LANE) {
@@ -65,7 +75,11 @@ public final class LaneSort {
                 for (long j = 0; j < count; j++) {
                     long first = off + j * is;
                     Blocks.load(t, s, first, stride, n, lane);
-                    Arrays.sort(lane);
+                    if (parallel && n >= ParallelLaneSort.MIN_CHUNK) {
+                        HeapSorts.sort(lane, HeapSorts.parts());
+                    } else {
+                        Arrays.sort(lane);
+                    }
                     Blocks.store(t, s, first, stride, n, lane);
                 }
             });
@@ -78,14 +92,22 @@ public final class LaneSort {
                     Blocks.load(t, s, first, stride, n, lane);
                     if (flip != 0) {
                         flip(lane, flip);
-                        Arrays.sort(lane);
+                        heapSort(lane, parallel && n >= ParallelLaneSort.MIN_CHUNK);
                         flip(lane, flip);
                     } else {
-                        Arrays.sort(lane);
+                        heapSort(lane, parallel && n >= ParallelLaneSort.MIN_CHUNK);
                     }
                     Blocks.store(t, s, first, stride, n, lane);
                 }
             });
+        }
+    }
+
+    private static void heapSort(long[] lane, boolean parallel) {
+        if (parallel) {
+            HeapSorts.sort(lane, HeapSorts.parts());
+        } else {
+            Arrays.sort(lane);
         }
     }
 

@@ -7,6 +7,7 @@ import dev.sharedarrays.internal.kernel.Op;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Runs the row kernels ({@link Kernels}) over whole strided layouts: splits a layout into rows
@@ -171,8 +172,15 @@ public final class Loops {
         });
     }
 
-    /** Visits layouts of one shape in step, a block of at most {@link #BLOCK_BYTES} of each at a time. */
+    /**
+     * Visits layouts of one shape in step, a block of at most {@link #BLOCK_BYTES} of each at a time;
+     * big contiguous ones in parts on several threads ({@link Parallel}) when that is asked for.
+     */
     private static void blocks(StridedLayout[] layouts, int itemSize, ZipRows.Visitor v) {
+        Parallel.split(layouts, part -> blocksOf(part, itemSize, v));
+    }
+
+    private static void blocksOf(StridedLayout[] layouts, int itemSize, ZipRows.Visitor v) {
         int[] sizes = new int[layouts.length];
         Arrays.fill(sizes, itemSize);
         long block = BLOCK_BYTES / itemSize;
@@ -189,6 +197,15 @@ public final class Loops {
 
     /** SUM, MIN or MAX of a float layout. */
     public static double reduceFloat(ElementType t, Op op, MemorySegment s, StridedLayout l) {
+        List<Double> parts = Parallel.map(new StridedLayout[] {l}, p -> reduceFloatPart(t, op, s, p[0]));
+        double acc = parts.get(0);
+        for (int i = 1; i < parts.size(); i++) {
+            acc = op == Op.SUM ? acc + parts.get(i) : op == Op.MIN ? Math.min(acc, parts.get(i)) : Math.max(acc, parts.get(i));
+        }
+        return acc;
+    }
+
+    private static double reduceFloatPart(ElementType t, Op op, MemorySegment s, StridedLayout l) {
         double[] acc = {op == Op.SUM ? 0 : Double.NaN};
         boolean[] first = {true};
         rows(l, t.itemSize(), (off, stride, n) -> {
@@ -207,23 +224,34 @@ public final class Loops {
 
     /** SUM (wrapping 64-bit), MIN or MAX (U64 compared unsigned) of an integer layout. */
     public static long reduceInt(ElementType t, Op op, MemorySegment s, StridedLayout l) {
+        List<Long> parts = Parallel.map(new StridedLayout[] {l}, p -> reduceIntPart(t, op, s, p[0]));
+        long acc = parts.get(0);
+        for (int i = 1; i < parts.size(); i++) {
+            acc = combineInt(t, op, acc, parts.get(i));
+        }
+        return acc;
+    }
+
+    private static long reduceIntPart(ElementType t, Op op, MemorySegment s, StridedLayout l) {
         long[] acc = {0};
         boolean[] first = {true};
-        boolean unsigned64 = t.isUnsigned64();
         rows(l, t.itemSize(), (off, stride, n) -> {
             long r = Kernels.reduceInt(t, op, s, off, stride, n);
-            if (op == Op.SUM) {
-                acc[0] += r;
-            } else if (first[0]) {
-                acc[0] = r;
-            } else if (unsigned64) {
-                acc[0] = (op == Op.MIN) == (Long.compareUnsigned(r, acc[0]) < 0) ? r : acc[0];
-            } else {
-                acc[0] = op == Op.MIN ? Math.min(acc[0], r) : Math.max(acc[0], r);
-            }
+            acc[0] = first[0] && op != Op.SUM ? r : combineInt(t, op, acc[0], r);
             first[0] = false;
         });
         return acc[0];
+    }
+
+    /** acc and r combined by op: the wrapping sum, or the smaller or larger (U64 compared unsigned). */
+    private static long combineInt(ElementType t, Op op, long acc, long r) {
+        if (op == Op.SUM) {
+            return acc + r;
+        }
+        if (t.isUnsigned64()) {
+            return (op == Op.MIN) == (Long.compareUnsigned(r, acc) < 0) ? r : acc;
+        }
+        return op == Op.MIN ? Math.min(acc, r) : Math.max(acc, r);
     }
 
     /** True if an integer layout holds a zero. */

@@ -69,8 +69,9 @@ public final class MaskOps {
 
     private static void runScalar(ElementType t, Cmp c, MemorySegment a, StridedLayout la, MemorySegment out, StridedLayout lo,
                                   double dv, long lv) {
-        ZipRows.rows(new StridedLayout[] {la, lo}, new int[] {t.itemSize(), 1},
-                (off, stride, n) -> MaskKernels.compareScalar(t, c, a, off[0], stride[0], out, off[1], stride[1], n, dv, lv));
+        // out is a new array: big contiguous operands may go in parts on several threads (Parallel)
+        Parallel.split(new StridedLayout[] {la, lo}, p -> ZipRows.rows(p, new int[] {t.itemSize(), 1},
+                (off, stride, n) -> MaskKernels.compareScalar(t, c, a, off[0], stride[0], out, off[1], stride[1], n, dv, lv)));
     }
 
     private static void constant(MemorySegment out, StridedLayout lo, boolean value) {
@@ -92,8 +93,8 @@ public final class MaskOps {
     public static void compare(ElementType t, Cmp c, MemorySegment a, StridedLayout la, MemorySegment b, StridedLayout lb,
                                MemorySegment out, StridedLayout lo) {
         int size = t.itemSize();
-        ZipRows.rows(new StridedLayout[] {la, lb, lo}, new int[] {size, size, 1}, (off, stride, n) ->
-                MaskKernels.compare(t, c, a, off[0], stride[0], b, off[1], stride[1], out, off[2], stride[2], n));
+        Parallel.split(new StridedLayout[] {la, lb, lo}, p -> ZipRows.rows(p, new int[] {size, size, 1}, (off, stride, n) ->
+                MaskKernels.compare(t, c, a, off[0], stride[0], b, off[1], stride[1], out, off[2], stride[2], n)));
     }
 
     /** out = a (op) b of two BOOL layouts; NOT reads only a (pass a again as b). */

@@ -3,6 +3,7 @@ package dev.sharedarrays.internal.ndarray;
 import dev.sharedarrays.DTypeMismatchException;
 import dev.sharedarrays.ShapeMismatchException;
 import dev.sharedarrays.internal.array.ElementMath;
+import dev.sharedarrays.internal.array.Parallel;
 import dev.sharedarrays.internal.array.Shapes;
 import dev.sharedarrays.internal.array.StridedLayout;
 import dev.sharedarrays.internal.kernel.ElementType;
@@ -83,7 +84,14 @@ public final class MathOps {
             MemorySegment am = a.mem();
             MemorySegment om = target.mem();
             ElementMath.In in = new ElementMath.In(am, la, a.id() == target.id());
-            target.locks().writeReading(a.locks(), () -> body.run(om, target.layout(), in));
+            target.locks().writeReading(a.locks(), () -> {
+                if (in.sameArray() && !la.equals(target.layout())) {
+                    body.run(om, target.layout(), in); // parts would read what other parts write
+                } else {
+                    Parallel.split(new StridedLayout[] {target.layout(), la},
+                            p -> body.run(om, p[0], new ElementMath.In(am, p[1], in.sameArray())));
+                }
+            });
         } catch (RuntimeException | Error e) {
             if (out == null) {
                 target.close();

@@ -4,6 +4,7 @@ import dev.sharedarrays.U8;
 import dev.sharedarrays.internal.array.AxisReduction;
 import dev.sharedarrays.internal.array.LaneSort;
 import dev.sharedarrays.internal.array.Loops;
+import dev.sharedarrays.internal.array.Parallel;
 import dev.sharedarrays.internal.array.ParallelLaneSort;
 import dev.sharedarrays.internal.kernel.Op;
 import java.lang.foreign.MemorySegment;
@@ -17,7 +18,12 @@ public final class SortOps {
     private SortOps() {
     }
 
+    /** Sorts in place; with more than one kernel thread ({@link Parallel#threads}) as {@link #parallelSort}. */
     public static void sort(ArrayCore a, int axis) {
+        if (Parallel.threads() > 1) {
+            parallelSort(a, axis);
+            return;
+        }
         AxisReduction.outShape(a.layout().shape(), axis);
         // a shm or file array's lanes are sorted natively in process-local memory (see LaneSort)
         LongFunction<MemorySegment> scratch = a.segment().mayShrink()
@@ -25,7 +31,11 @@ public final class SortOps {
         a.locks().write(() -> LaneSort.sort(a.type(), a.mem(), a.layout(), axis, scratch));
     }
 
+    /** A sorted copy; with more than one kernel thread as {@link #parallelSorted}. */
     public static ArrayCore sorted(ArrayCore a, int axis) {
+        if (Parallel.threads() > 1) {
+            return parallelSorted(a, axis);
+        }
         AxisReduction.outShape(a.layout().shape(), axis);
         ArrayCore out = copyOf(a);
         LaneSort.sort(out.type(), out.mem(), out.layout(), axis, null);
@@ -35,7 +45,10 @@ public final class SortOps {
     public static void parallelSort(ArrayCore a, int axis) {
         AxisReduction.outShape(a.layout().shape(), axis);
         if (ParallelLaneSort.buckets(a.type(), a.layout(), axis) < 2) {
-            sort(a, axis);
+            // no bucket sort (no native sort, or short lanes): the heap sort on the fork-join pool
+            LongFunction<MemorySegment> scratch = a.segment().mayShrink()
+                    ? bytes -> ArrayCore.empty(U8.TYPE, new long[] {bytes}).mem() : null;
+            a.locks().write(() -> LaneSort.sort(a.type(), a.mem(), a.layout(), axis, scratch, true));
             return;
         }
         a.locks().write(() -> withScratch(scratch -> {
@@ -59,7 +72,7 @@ public final class SortOps {
         AxisReduction.outShape(a.layout().shape(), axis);
         ArrayCore work = copyOf(a);
         if (ParallelLaneSort.buckets(work.type(), work.layout(), axis) < 2) {
-            LaneSort.sort(work.type(), work.mem(), work.layout(), axis, null);
+            LaneSort.sort(work.type(), work.mem(), work.layout(), axis, null, true);
             return work;
         }
         // the copy is split into the result by value, where the buckets are then sorted
