@@ -16,6 +16,8 @@ def ops(a, b, m, row, mask):
         "add": lambda: a + b,
         "sqrt": lambda: np.sqrt(a),
         "exp": lambda: np.exp(a),
+        "sin": lambda: np.sin(a),
+        "sum": lambda: a.sum(),
         "astype_f32": lambda: a.astype(np.float32),
         "gt": lambda: a > 0.5,
         "where": lambda: np.where(mask, a, b),

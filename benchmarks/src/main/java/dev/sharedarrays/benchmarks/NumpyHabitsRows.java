@@ -24,14 +24,11 @@ import java.util.function.Function;
 final class NumpyHabitsRows {
     static final long N = 16_000_000;
     static final int SIDE = 4000;
-    /** The threads parallelSorted uses: a core each, the common pool's workers and the caller. */
-    static final int CORES = Math.min(Runtime.getRuntime().availableProcessors(),
-            java.util.concurrent.ForkJoinPool.getCommonPoolParallelism() + 1);
 
     private NumpyHabitsRows() {
     }
 
-    static void run(int runs) throws Exception {
+    static void run(int runs, boolean multiCoreOnly) throws Exception {
         CreateOptions shm = CreateOptions.defaults().backend(Backend.SHM);
         List<SharedNDArray<?>> all = new ArrayList<>();
         try {
@@ -46,6 +43,10 @@ final class NumpyHabitsRows {
                 }
             }
             SharedNDArray<Bool> mask = add(all, a.gt(0.5).share(shm));
+            if (multiCoreOnly) {
+                multiCore(new Operands(a, b, m, row, mask), runs, new double[1]);
+                return;
+            }
             String[][] rows = {
                 {"matrix += row (4000x4000 f64, broadcast)", "iadd_row"},
                 {"c = a + b (16M f64, new array)", "add"},
@@ -58,10 +59,9 @@ final class NumpyHabitsRows {
                 {"cumsum (16M f64)", "cumsum"},
                 {"sum(axis = 0) (4000x4000 f64, C order)", "sum_axis0"},
                 {"sorted copy (16M f64)", "sort"},
-                {"sorted copy, " + CORES + " threads (parallelSorted; numpy: 1)", "sort"},
             };
             // whether the op drops a result that is a mapping (over 256 KiB)
-            boolean[] dropsMapping = {false, true, true, true, true, true, true, false, true, false, true, true};
+            boolean[] dropsMapping = {false, true, true, true, true, true, true, false, true, false, true};
             double[] sink = new double[1];
             List<Function<Operands, OpsBenchmark.Op>> ops = List.of(
                 x -> () -> x.m().add(x.row()),
@@ -74,10 +74,9 @@ final class NumpyHabitsRows {
                 x -> () -> sink[0] += x.a().argmax(),
                 x -> () -> sink[0] += x.a().cumsum().getDouble(0),
                 x -> () -> sink[0] += x.m().sum(0).getDouble(0),
-                x -> () -> sink[0] += x.a().sorted().getDouble(0),
-                x -> () -> sink[0] += x.a().parallelSorted().getDouble(0));
+                x -> () -> sink[0] += x.a().sorted().getDouble(0));
             // not the sorts: ~100 ms a call, 10,000 calls on views would take minutes, and the code around them is a sliver of it
-            boolean[] warmsPath = {true, true, true, true, true, true, true, true, true, true, false, false};
+            boolean[] warmsPath = {true, true, true, true, true, true, true, true, true, true, false};
             Operands full = new Operands(a, b, m, row, mask);
             Operands head = full.head();
             System.out.printf("%n%-56s %12s %12s %8s%n", "numpy habits (after views and " + WarmUp.CALLS + "+ warm-up calls)", "ours (ms)",
@@ -87,13 +86,13 @@ final class NumpyHabitsRows {
                 for (int i = 0; i < ops.size(); i++) {
                     double[] t = OpsBenchmark.alternate(ops.get(i).apply(full), warmsPath[i] ? ops.get(i).apply(head) : null, np, rows[i][1], runs,
                             dropsMapping[i]);
-                    if (i < ops.size() - 1) { // the multi-core row is no like-for-like ratio
-                        worst = Math.max(worst, t[0] / t[1]);
-                    }
+                    worst = Math.max(worst, t[0] / t[1]);
                     System.out.printf(Locale.ROOT, "%-56s %12.1f %12.1f %8.2f%n", rows[i][0], t[0], t[1], t[0] / t[1]);
+                    OpsBenchmark.forParent(rows[i][0], t[0], t[1]);
                 }
             }
             System.out.printf(Locale.ROOT, "%nworst ratio of the numpy habits: %.2f%n", worst);
+            multiCore(full, runs, sink);
             if (sink[0] == 42) {
                 System.out.println();
             }
@@ -108,6 +107,49 @@ final class NumpyHabitsRows {
         Operands head() {
             long n = WarmUp.PATH_ELEMENTS;
             return new Operands(a.slice(0, 0, n, 1), b.slice(0, 0, n, 1), m.slice(0, 0, n / SIDE + 1, 1), row, mask.slice(0, 0, n, 1));
+        }
+    }
+
+    /**
+     * The kernels on one thread and split over the cores (SharedArrays.withThreads), in rows of their
+     * own, beside numpy's single thread: compute-bound rows should gain nearly a core's worth,
+     * memory-bound ones at least not lose.
+     */
+    private static void multiCore(Operands full, int runs, double[] sink) throws Exception {
+        int cores = Runtime.getRuntime().availableProcessors();
+        String[][] rows = {
+            {"exp(a) (16M f64)", "exp"}, {"sin(a) (16M f64)", "sin"}, {"sqrt(a) (16M f64)", "sqrt"},
+            {"sorted copy (16M f64)", "sort"}, {"c = a + b (16M f64, new array)", "add"},
+            {"a > 0.5 (16M f64, new bool array)", "gt"}, {"sum (16M f64)", "sum"},
+        };
+        List<Function<Operands, OpsBenchmark.Op>> ops = List.of(
+            x -> () -> sink[0] += ArrayMath.exp(x.a()).getDouble(0),
+            x -> () -> sink[0] += ArrayMath.sin(x.a()).getDouble(0),
+            x -> () -> sink[0] += ArrayMath.sqrt(x.a()).getDouble(0),
+            x -> () -> sink[0] += x.a().sorted().getDouble(0),
+            x -> () -> sink[0] += x.a().plus(x.b()).getDouble(0),
+            x -> () -> sink[0] += x.a().gt(0.5).getLong(0),
+            x -> () -> sink[0] += x.a().sum());
+        // the sorts: no calls on views and 5 warm-up calls (a heap sort of 16M takes seconds where the JDK's AVX-512 sort is missing)
+        boolean[] sorts = {false, false, false, true, false, false, false};
+        boolean[] drops = {true, true, true, false, true, true, false};
+        Operands head = full.head();
+        System.out.printf("%nmulti-core kernels: ours on 1 thread and on %d (SharedArrays.withThreads; SHARED_ARRAYS_THREADS does%n"
+                + "the same for every call), numpy on its 1; speed-up = 1 thread / %d threads%n", cores, cores);
+        System.out.printf("%-56s %10s %10s %9s %10s%n", "operation", "1 (ms)", cores + " (ms)", "speed-up", "numpy (ms)");
+        try (NumpyPeer np = NumpyPeer.start("habits_bench.py", List.of(), List.of(full.a(), full.b(), full.m(), full.row(), full.mask()))) {
+            for (int i = 0; i < rows.length; i++) {
+                OpsBenchmark.Op op = ops.get(i).apply(full);
+                OpsBenchmark.Op onViews = sorts[i] ? null : ops.get(i).apply(head);
+                double[] one = OpsBenchmark.alternate(op, onViews, np, rows[i][1], runs, drops[i]);
+                double[] many = OpsBenchmark.alternate(() -> SharedArrays.withThreads(cores, () -> {
+                    op.run();
+                    return null;
+                }), null, np, rows[i][1], runs, drops[i]);
+                System.out.printf(Locale.ROOT, "%-56s %10.1f %10.1f %8.2fx %10.1f%n", rows[i][0], one[0], many[0], one[0] / many[0],
+                        (one[1] + many[1]) / 2);
+                OpsBenchmark.forParent(OpsRuns.THREADED + cores + " threads: " + rows[i][0], many[0], (one[1] + many[1]) / 2);
+            }
         }
     }
 

@@ -24,13 +24,16 @@ import java.util.function.Function;
  * reference. numpy runs on the very same shared segments (and, for context, on heap copies), in a
  * python3 kept running: each row's calls alternate, one of ours then one of numpy's, so that both
  * medians come from the same seconds of the machine's memory bandwidth.
- * A program, not a test: {@code bin/bench ops [--runs 7] [--samples]}.
+ * A program, not a test: {@code bin/bench ops [--calls 7] [--runs 1] [--samples]}: --runs N runs it in N JVMs
+ * ({@link OpsRuns}).
  */
 public final class OpsBenchmark {
     private static final long N = 64L << 20;
     private static final int SIDE = 8192;
     /** --samples: every timed call is printed under its row. */
     static boolean samples;
+    /** --rows: each row is also printed for a parent {@link OpsRuns}. */
+    static boolean rowsForParent;
 
     private OpsBenchmark() {
     }
@@ -41,15 +44,35 @@ public final class OpsBenchmark {
 
     public static void main(String[] args) throws Exception {
         int runs = 7;
+        int jvms = 1;
+        boolean multiCoreOnly = false;
+        List<String> childArgs = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
-            if (args[i].equals("--runs")) {
+            if (args[i].equals("--calls")) {
                 runs = Integer.parseInt(args[++i]);
+                childArgs.addAll(List.of("--calls", args[i]));
+            } else if (args[i].equals("--runs")) {
+                jvms = Integer.parseInt(args[++i]);
             } else if (args[i].equals("--samples")) {
                 samples = true;
+                childArgs.add("--samples");
+            } else if (args[i].equals("--multi-core")) {
+                multiCoreOnly = true;
+                childArgs.add("--multi-core");
+            } else if (args[i].equals("--rows")) {
+                rowsForParent = true;
             } else {
-                System.err.println("usage: OpsBenchmark [--runs 7] [--samples]");
+                System.err.println("usage: OpsBenchmark [--calls 7] [--runs 1] [--samples] [--multi-core]");
                 System.exit(2);
             }
+        }
+        if (jvms > 1) {
+            OpsRuns.run(jvms, childArgs);
+            return;
+        }
+        if (multiCoreOnly) {
+            NumpyHabitsRows.run(runs, true);
+            return;
         }
         boolean simd = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent();
         System.out.printf(Locale.ROOT, "shared-arrays ops benchmark: %s %s, %d cores, SIMD loops %s, median of %d calls on each side, ours and numpy's in turn"
@@ -112,6 +135,7 @@ public final class OpsBenchmark {
                     worst = Math.max(worst, ratio);
                     System.out.printf(Locale.ROOT, "%-56s %12.1f %12.1f %8.2f %14.1f%n", rows[i][0], ours, theirs, ratio,
                             Stats.median(Arrays.copyOfRange(heap, 1, heap.length)) / calls);
+                    forParent(rows[i][0], ours, theirs);
                 }
             }
             System.out.printf(Locale.ROOT, "%nworst ratio ours/numpy (same shared memory): %.2f; numpy %s%n", worst, version);
@@ -122,7 +146,14 @@ public final class OpsBenchmark {
         } finally {
             all.forEach(SharedNDArray::close);
         }
-        NumpyHabitsRows.run(runs);
+        NumpyHabitsRows.run(runs, false);
+    }
+
+    /** A row for a parent {@link OpsRuns}, if there is one. */
+    static void forParent(String name, double ours, double theirs) {
+        if (rowsForParent) {
+            System.out.printf(Locale.ROOT, "%s%s\t%.4f\t%.4f%n", OpsRuns.ROW, name, ours, theirs);
+        }
     }
 
     /** The arrays of the rows: v is every other column of m. */

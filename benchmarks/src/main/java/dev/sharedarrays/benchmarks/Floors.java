@@ -1,0 +1,72 @@
+package dev.sharedarrays.benchmarks;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The machine's floors for a hand-off between two processes, from {@code benchmarks/native/floors.c}
+ * (bin/bench queue compiles it): a cache line bounced by two spinning processes, a futex round trip,
+ * and a futex round trip after 1, 10 and 100 ms of silence; printed beside our round trips.
+ */
+final class Floors {
+    private Floors() {
+    }
+
+    /** name -> {p50 ns, p99 ns, count}; empty (and a line saying why) without the program. */
+    static Map<String, long[]> measure(String program) throws InterruptedException {
+        Map<String, long[]> out = new LinkedHashMap<>();
+        if (program == null) {
+            System.out.println("floors: not measured (no C compiler found by bin/bench, or no --floors PROGRAM)\n");
+            return out;
+        }
+        try {
+            Process p = new ProcessBuilder(program, "20000", "1,10,100").redirectErrorStream(true).start();
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = in.readLine()) != null; ) {
+                    String[] f = line.trim().split(" ");
+                    if (f.length == 4) {
+                        out.put(f[0], new long[] {Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3])});
+                    } else {
+                        System.out.println("floors: " + line);
+                    }
+                }
+            }
+            p.waitFor();
+        } catch (IOException | NumberFormatException e) {
+            System.out.println("floors: not measured (" + e.getMessage() + ")");
+        }
+        System.out.println("0. the machine's floors (benchmarks/native/floors.c, two processes, same clock): round trips");
+        System.out.printf("   %-44s %10s %10s %8s%n", "", "p50 (µs)", "p99 (µs)", "trips");
+        String[][] names = {{"spin", "a cache line between two spinning processes"}, {"futex", "futex wait/wake, each side asleep"},
+            {"futex-after-1ms", "futex, after 1 ms of silence"}, {"futex-after-10ms", "futex, after 10 ms of silence"},
+            {"futex-after-100ms", "futex, after 100 ms of silence"}};
+        for (String[] n : names) {
+            long[] v = out.get(n[0]);
+            if (v != null) {
+                System.out.printf(Locale.ROOT, "   %-44s %10.2f %10.2f %8d%n", n[1], v[0] / 1e3, v[1] / 1e3, v[2]);
+            }
+        }
+        System.out.println();
+        return out;
+    }
+
+    /** Our round trips' p50 and p99 as multiples of the spinning and the blocking floor. */
+    static void printBeside(Map<String, long[]> floor, int[] sizesMb, double[][] ours) {
+        long[] spin = floor.get("spin");
+        long[] futex = floor.get("futex");
+        if (spin == null || futex == null) {
+            return;
+        }
+        System.out.println("   ours against the floors (ratio of p50 to p50, p99 to p99):");
+        System.out.printf("   %6s %12s %12s %12s %12s%n", "MiB", "p50/spin", "p50/futex", "p99/spin", "p99/futex");
+        for (int k = 0; k < sizesMb.length; k++) {
+            System.out.printf(Locale.ROOT, "   %6d %11.1fx %11.1fx %11.1fx %11.1fx%n", sizesMb[k], ours[k][0] * 1e3 / spin[0],
+                    ours[k][0] * 1e3 / futex[0], ours[k][1] * 1e3 / spin[1], ours[k][1] * 1e3 / futex[1]);
+        }
+    }
+}
