@@ -60,7 +60,6 @@ public final class SharedNDArray<T extends DType<T>>
     }
 
     /** The array a core is, typed by the caller (the core's marker is the type's). */
-    @SuppressWarnings("unchecked")
     static <R extends DType<R>> SharedNDArray<R> of(ArrayCore core) {
         return new SharedNDArray<>(core);
     }

@@ -295,7 +295,7 @@ public final class ArrayCore {
         locks.writeReading(other.locks, () -> InPlace.binary(type, op, a, layout, b, lb, other.id() == id()));
     }
 
-    /** This array typed as {@code type}, or a DTypeMismatchException. */
+    /** Nothing if {@code want} is this array's element type, else a DTypeMismatchException naming both. */
     public void checkDType(DType<?> want) {
         if (want != marker) {
             throw new DTypeMismatchException("array " + handle() + " holds " + marker + " (" + marker.descr()
