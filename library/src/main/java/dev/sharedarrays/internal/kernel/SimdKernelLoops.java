@@ -9,7 +9,6 @@ import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -25,7 +24,6 @@ final class SimdKernelLoops implements SimdKernels {
     private static final VectorSpecies<Long> L = LongVector.SPECIES_PREFERRED;
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_PREFERRED;
     /** Ints with as many lanes as L, to widen into longs for sums. */
-    private static final VectorSpecies<Integer> I_HALF = VectorSpecies.of(int.class, VectorShape.forBitSize(L.vectorBitSize() / 2));
     /**
      * Vectors written out in each pass of the in-place loops with a scalar operand, over rows of
      * {@link Kernels#BLOCKS_FROM} bytes or more. With one vector a pass, about one compilation of
@@ -925,14 +923,22 @@ final class SimdKernelLoops implements SimdKernels {
 
     private static long sumI(MemorySegment s, long off, long n) {
         FaultMark.touch();
-        long step = I_HALF.vectorByteSize();
-        long end = off + n * 4 - step;
+        long step = I.vectorByteSize();
+        long end = off + n * 4 - 2 * step;
         long o = off;
-        LongVector acc = LongVector.zero(L);
-        for (; o <= end; o += step) {
-            acc = acc.add((LongVector) IntVector.fromMemorySegment(I_HALF, s, o, LE).convertShape(VectorOperators.I2L, L, 0));
+        LongVector a0 = LongVector.zero(L);
+        LongVector a1 = LongVector.zero(L);
+        LongVector a2 = LongVector.zero(L);
+        LongVector a3 = LongVector.zero(L);
+        for (; o <= end; o += 2 * step) {
+            IntVector x = IntVector.fromMemorySegment(I, s, o, LE);
+            IntVector y = IntVector.fromMemorySegment(I, s, o + step, LE);
+            a0 = a0.add((LongVector) x.convertShape(VectorOperators.I2L, L, 0));
+            a1 = a1.add((LongVector) x.convertShape(VectorOperators.I2L, L, 1));
+            a2 = a2.add((LongVector) y.convertShape(VectorOperators.I2L, L, 0));
+            a3 = a3.add((LongVector) y.convertShape(VectorOperators.I2L, L, 1));
         }
-        long r = acc.reduceLanes(VectorOperators.ADD);
+        long r = a0.add(a1).add(a2.add(a3)).reduceLanes(VectorOperators.ADD);
         long done = (o - off) / 4;
         return done < n ? r + ScalarKernels.sumInt(ElementType.I32, s, o, 4, n - done) : r;
     }
