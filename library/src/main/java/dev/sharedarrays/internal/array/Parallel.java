@@ -3,12 +3,15 @@ package dev.sharedarrays.internal.array;
 import dev.sharedarrays.internal.os.Env;
 import dev.sharedarrays.internal.segment.OutOfLineAccess;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 
 /**
@@ -91,7 +94,7 @@ public final class Parallel {
     public static <R> List<R> map(StridedLayout[] layouts, Function<StridedLayout[], R> body) {
         int parts = parts(layouts);
         if (parts < 2) {
-            return java.util.Collections.singletonList(body.apply(layouts));
+            return Collections.singletonList(body.apply(layouts));
         }
         long n = layouts[0].size();
         long step = (n / parts + ALIGN - 1) / ALIGN * ALIGN;
@@ -156,7 +159,7 @@ public final class Parallel {
     }
 
     /** Runs part(0) .. part(parts - 1) at once, part 0 on this thread; rethrows the first failure after all have ended. */
-    public static void each(int parts, java.util.function.IntConsumer part) {
+    public static void each(int parts, IntConsumer part) {
         List<Future<Object[]>> running = new ArrayList<>(parts - 1);
         for (int i = 1; i < parts; i++) {
             int k = i;
@@ -189,7 +192,7 @@ public final class Parallel {
             return 1;
         }
         for (StridedLayout l : layouts) {
-            if (!l.isContiguous() || !java.util.Arrays.equals(l.shape(), layouts[0].shape())) {
+            if (!l.isContiguous() || !Arrays.equals(l.shape(), layouts[0].shape())) {
                 return 1;
             }
         }
