@@ -20,44 +20,39 @@ final class HeapSorts {
     }
 
     static void sort(double[] a, int parts) {
-        int[] bounds = bounds(a.length, parts);
-        Parallel.each(parts, i -> Arrays.sort(a, bounds[i], bounds[i + 1]));
-        double[] src = a;
-        double[] dst = new double[a.length];
-        for (int width = 1; width < parts; width *= 2) {
-            for (int i = 0; i < parts; i += 2 * width) {
-                int lo = bounds[i];
-                int mid = bounds[Math.min(i + width, parts)];
-                int hi = bounds[Math.min(i + 2 * width, parts)];
-                merge(src, lo, mid, hi, dst);
-            }
-            double[] t = src;
-            src = dst;
-            dst = t;
-        }
-        if (src != a) {
-            System.arraycopy(src, 0, a, 0, a.length);
-        }
+        sortRuns(a, new double[a.length], a.length, parts, (lo, hi) -> Arrays.sort(a, lo, hi), HeapSorts::merge);
     }
 
     static void sort(long[] a, int parts) {
-        int[] bounds = bounds(a.length, parts);
-        Parallel.each(parts, i -> Arrays.sort(a, bounds[i], bounds[i + 1]));
-        long[] src = a;
-        long[] dst = new long[a.length];
+        sortRuns(a, new long[a.length], a.length, parts, (lo, hi) -> Arrays.sort(a, lo, hi), HeapSorts::merge);
+    }
+
+    /** Sorts elements [lo, hi) of one array. */
+    private interface RangeSort {
+        void sort(int lo, int hi);
+    }
+
+    /** Merges src[lo, mid) and src[mid, hi) into dst[lo, hi). */
+    private interface Merge<A> {
+        void merge(A src, int lo, int mid, int hi, A dst);
+    }
+
+    /** a's n elements: one run a part sorted at once, then the runs merged pairwise through scratch. */
+    private static <A> void sortRuns(A a, A scratch, int n, int parts, RangeSort sort, Merge<A> merge) {
+        int[] bounds = bounds(n, parts);
+        Parallel.each(parts, i -> sort.sort(bounds[i], bounds[i + 1]));
+        A src = a;
+        A dst = scratch;
         for (int width = 1; width < parts; width *= 2) {
             for (int i = 0; i < parts; i += 2 * width) {
-                int lo = bounds[i];
-                int mid = bounds[Math.min(i + width, parts)];
-                int hi = bounds[Math.min(i + 2 * width, parts)];
-                merge(src, lo, mid, hi, dst);
+                merge.merge(src, bounds[i], bounds[Math.min(i + width, parts)], bounds[Math.min(i + 2 * width, parts)], dst);
             }
-            long[] t = src;
+            A t = src;
             src = dst;
             dst = t;
         }
         if (src != a) {
-            System.arraycopy(src, 0, a, 0, a.length);
+            System.arraycopy(src, 0, a, 0, n);
         }
     }
 

@@ -91,6 +91,7 @@ public final class Parallel {
     }
 
     /** body's result on the layouts whole (a list of one), or on each part in their order, as {@link #split}. */
+    @SuppressWarnings("unchecked")
     public static <R> List<R> map(StridedLayout[] layouts, Function<StridedLayout[], R> body) {
         int parts = parts(layouts);
         if (parts < 2) {
@@ -98,77 +99,29 @@ public final class Parallel {
         }
         long n = layouts[0].size();
         long step = (n / parts + ALIGN - 1) / ALIGN * ALIGN;
-        List<Future<Object[]>> running = new ArrayList<>(parts - 1);
-        for (long start = step; start < n; start += step) {
-            StridedLayout[] part = part(layouts, start, Math.min(step, n - start));
-            running.add(POOL.submit(() -> {
-                try {
-                    R r = body.apply(part);
-                    OutOfLineAccess.poll(); // a fault of this part's accesses is delivered here, not in a later task
-                    return new Object[] {r, null};
-                } catch (Throwable t) {
-                    return new Object[] {null, t};
-                }
-            }));
-        }
-        List<R> results = new ArrayList<>(parts);
-        Throwable failed = null;
-        try {
-            results.add(body.apply(part(layouts, 0, Math.min(step, n))));
-        } catch (Throwable t) {
-            failed = t;
-        }
-        @SuppressWarnings("unchecked")
-        List<Object> sink = (List<Object>) results;
-        rethrow(awaitAll(running, failed, sink));
-        return results;
+        Object[] results = new Object[(int) ((n + step - 1) / step)];
+        each(results.length, i -> {
+            long start = i * step;
+            results[i] = body.apply(part(layouts, start, Math.min(step, n - start)));
+        });
+        return (List<R>) Arrays.asList(results);
     }
 
-    /** Waits for every part; adds their results to results (if not null); returns the first failure, later ones suppressed in it. */
-    private static Throwable awaitAll(List<Future<Object[]>> running, Throwable failed, List<Object> results) {
-        for (Future<Object[]> f : running) {
-            Object[] outcome;
-            try {
-                outcome = getUninterruptibly(f);
-            } catch (Throwable e) {
-                outcome = new Object[] {null, e};
-            }
-            Throwable t = (Throwable) outcome[1];
-            if (t != null && failed == null) {
-                failed = t;
-            } else if (t != null && t != failed) {
-                failed.addSuppressed(t);
-            }
-            if (results != null) {
-                results.add(outcome[0]);
-            }
-        }
-        return failed;
-    }
-
-    private static void rethrow(Throwable failed) {
-        if (failed instanceof RuntimeException e) {
-            throw e;
-        }
-        if (failed instanceof Error e) {
-            throw e;
-        }
-        if (failed != null) {
-            throw new IllegalStateException(failed);
-        }
-    }
-
-    /** Runs part(0) .. part(parts - 1) at once, part 0 on this thread; rethrows the first failure after all have ended. */
+    /**
+     * Runs part(0) .. part(parts - 1) at once, part 0 on this thread; rethrows the first failure
+     * (later ones suppressed in it) after all have ended.
+     */
     public static void each(int parts, IntConsumer part) {
-        List<Future<Object[]>> running = new ArrayList<>(parts - 1);
+        List<Future<Throwable>> running = new ArrayList<>(parts - 1);
         for (int i = 1; i < parts; i++) {
             int k = i;
             running.add(POOL.submit(() -> {
                 try {
                     part.accept(k);
-                    return new Object[] {null, null};
+                    OutOfLineAccess.poll(); // a fault of this part's accesses is delivered here, not in a later task
+                    return null;
                 } catch (Throwable t) {
-                    return new Object[] {null, t};
+                    return t;
                 }
             }));
         }
@@ -178,8 +131,28 @@ public final class Parallel {
         } catch (Throwable t) {
             failed = t;
         }
-        failed = awaitAll(running, failed, null);
-        rethrow(failed);
+        for (Future<Throwable> f : running) {
+            Throwable t;
+            try {
+                t = getUninterruptibly(f);
+            } catch (Throwable e) {
+                t = e;
+            }
+            if (t != null && failed == null) {
+                failed = t;
+            } else if (t != null && t != failed) {
+                failed.addSuppressed(t);
+            }
+        }
+        if (failed instanceof RuntimeException e) {
+            throw e;
+        }
+        if (failed instanceof Error e) {
+            throw e;
+        }
+        if (failed != null) {
+            throw new IllegalStateException(failed);
+        }
     }
 
     /** How many parts: 1 unless every layout is contiguous, of one shape, and big enough for two. */
@@ -209,7 +182,7 @@ public final class Parallel {
     }
 
     /** The part's outcome; the caller's interrupt is kept for after every part has finished (they write its arrays). */
-    private static Object[] getUninterruptibly(Future<Object[]> f) throws Exception {
+    private static Throwable getUninterruptibly(Future<Throwable> f) throws Exception {
         boolean interrupted = false;
         try {
             while (true) {

@@ -25,9 +25,7 @@ public final class SortOps {
             return;
         }
         AxisReduction.outShape(a.layout().shape(), axis);
-        // a shm or file array's lanes are sorted natively in process-local memory (see LaneSort)
-        LongFunction<MemorySegment> scratch = a.segment().mayShrink()
-                ? bytes -> ArrayCore.empty(U8.TYPE, new long[] {bytes}).mem() : null;
+        LongFunction<MemorySegment> scratch = scratchFor(a);
         a.locks().write(() -> LaneSort.sort(a.type(), a.mem(), a.layout(), axis, scratch));
     }
 
@@ -45,9 +43,8 @@ public final class SortOps {
     public static void parallelSort(ArrayCore a, int axis) {
         AxisReduction.outShape(a.layout().shape(), axis);
         if (ParallelLaneSort.buckets(a.type(), a.layout(), axis) < 2) {
-            // no bucket sort (no native sort, or short lanes): the heap sort on the fork-join pool
-            LongFunction<MemorySegment> scratch = a.segment().mayShrink()
-                    ? bytes -> ArrayCore.empty(U8.TYPE, new long[] {bytes}).mem() : null;
+            // no bucket sort (no native sort, or short lanes): a long lane's heap sort on several threads
+            LongFunction<MemorySegment> scratch = scratchFor(a);
             a.locks().write(() -> LaneSort.sort(a.type(), a.mem(), a.layout(), axis, scratch, true));
             return;
         }
@@ -86,6 +83,11 @@ public final class SortOps {
             work.close();
         }
         return out;
+    }
+
+    /** For a shm or file array, process-local memory its lanes are sorted natively in (see LaneSort); else null. */
+    private static LongFunction<MemorySegment> scratchFor(ArrayCore a) {
+        return a.segment().mayShrink() ? bytes -> ArrayCore.empty(U8.TYPE, new long[] {bytes}).mem() : null;
     }
 
     private static ArrayCore copyOf(ArrayCore a) {
