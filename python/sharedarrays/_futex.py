@@ -15,6 +15,7 @@ from . import _native
 SLICE_NANOS = 50_000_000
 SPINS = 200  # ArrayLock's spin budget; Python's spin is slower than Java's, so few suffice
 WAIT_SPINS = 200  # Wait.SPINS is 3000 in Java, where a spin is a few ns; a Python spin is ~1 µs
+SPIN_NANOS = 50_000  # a Wait spins in C this long at most before its first sleep, as Java's Backoff
 
 
 class Words:
@@ -70,7 +71,8 @@ class Words:
 
 
 class Wait:
-    """One bounded wait: spin, then sleep in slices no longer than the time left; liveness due once per slice."""
+    """One bounded wait: spin (once, in C, at most SPIN_NANOS), then sleep in slices no longer than the time left;
+    liveness due once per slice."""
 
     __slots__ = ("forever", "deadline", "spins", "spun", "checked")
 
@@ -94,7 +96,11 @@ class Wait:
 
     def pause(self, words: Words, word: int, waiters: int, seen: int) -> None:
         if self.spun < self.spins:
-            self.spun += 1
+            # one spin in C: a Python spin costs a microsecond of interpreter and holds the GIL
+            self.spun = self.spins
+            left = SPIN_NANOS if self.forever else min(SPIN_NANOS, self.deadline - time.monotonic_ns())
+            if left > 0:
+                _native.spin_while(words.base + word, seen & 0xFFFFFFFF, left)
             return
         left = SLICE_NANOS if self.forever else self.deadline - time.monotonic_ns()
         if left > 0:

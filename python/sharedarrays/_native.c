@@ -1,6 +1,8 @@
 /*
  * What Python cannot do by itself: sequentially consistent atomics on a 32- or 64-bit word at an
- * address, futex wait/wake on a 32-bit word in a shared mapping, and the address of a buffer.
+ * address, futex wait/wake on a 32-bit word in a shared mapping, and the address of a buffer; and
+ * what it does too slowly: a spin on a word, and a queue's send and receive step (hundreds of
+ * interpreted calls each, tens of microseconds a round trip).
  * Values cross as unsigned integers (Python ints are masked to the word's width on the way in).
  * Addresses come from address() of a mapping this process keeps open; the caller checks bounds.
  */
@@ -9,6 +11,7 @@
 #include <errno.h>
 #include <linux/futex.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -102,6 +105,185 @@ static PyObject *futex_wake(PyObject *self, PyObject *args) {
     return PyLong_FromLong(r);
 }
 
+/* ---------------------------------------------------------------- the queue's common steps in one call each
+ * PROTOCOL.md 15.4, for the step that needs no waiting: the mutex free at the first try, room (send) or a
+ * message whose pool the caller has attached (receive). Anything else ("not now") changes nothing but
+ * what every step may do (publish a dead sender's cell) and leaves the step to the Python code. The GIL is
+ * held throughout, so no mapping named here can be unmapped meanwhile: the caller passes the segments and
+ * each is checked open first. */
+
+enum { Q_MUTEX = 16, Q_HEAD = 32, Q_TAIL = 40, Q_PUT_SEQ = 48, Q_PUT_WAITERS = 52, Q_TAKE_SEQ = 56,
+       Q_TAKE_WAITERS = 60, Q_ENDED = 64, Q_CELLS = 1152, CELL_SIZE = 512, CELL_KIND = 8, CELL_ID = 16,
+       CELL_INDEX = 24, CELL_HANDLE_LENGTH = 36, CELL_HANDLE = 192, MAX_HANDLE = 320 };
+#define IN_QUEUE_BIT 0x8000000000000000ULL
+#define NOT_NOW (-1)
+
+static inline uint64_t ld64(uintptr_t a) { return __atomic_load_n((uint64_t *)a, SC); }
+static inline void st64(uintptr_t a, uint64_t v) { __atomic_store_n((uint64_t *)a, v, SC); }
+static inline int cas64_at(uintptr_t a, uint64_t e, uint64_t n) {
+    return __atomic_compare_exchange_n((uint64_t *)a, &e, n, 0, SC, SC);
+}
+
+/* Futex.bump: add one to the word, wake its sleepers if the waiters word counts any */
+static void bump(uintptr_t word, uintptr_t waiters) {
+    __atomic_fetch_add((uint32_t *)word, 1, SC);
+    if (__atomic_load_n((uint32_t *)waiters, SC) != 0)
+        syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, 0x7FFFFFFF, NULL, NULL, 0);
+}
+
+static void unlock(uintptr_t q) {
+    st64(q + Q_MUTEX, 0);
+    bump(q + Q_MUTEX + 8, q + Q_MUTEX + 12);
+}
+
+/* QueueProtocol.damaged, on the words read unsigned */
+static int damaged(uint64_t h, uint64_t t, uint64_t cap) {
+    return (h >> 63) != 0 || (t >> 63) != 0 || t < h || t - h > cap;
+}
+
+static uintptr_t cell(uintptr_t q, uint64_t p, uint64_t cap) { return q + Q_CELLS + CELL_SIZE * (p % cap); }
+
+static void publish_dead_senders_cell(uintptr_t q, uint64_t cap) {
+    uint64_t t = ld64(q + Q_TAIL), h = ld64(q + Q_HEAD);
+    if (!damaged(h, t, cap) && t - h < cap && ld64(cell(q, t, cap)) == t) {
+        st64(q + Q_TAIL, t + 1);
+        bump(q + Q_PUT_SEQ, q + Q_PUT_WAITERS);
+    }
+}
+
+/* 1 if the object's `closed` attribute is false; 0 if true or unreadable (an error is cleared) */
+static int is_open(PyObject *seg) {
+    PyObject *c = PyObject_GetAttrString(seg, "closed");
+    if (c == NULL) { PyErr_Clear(); return 0; }
+    int open = c == Py_False;
+    Py_DECREF(c);
+    return open;
+}
+
+/*
+ * queue_put(queue_seg, q, capacity, me, body, pool_seg, owner, owner_high) -> 0 sent, 1 the slot's owner
+ * word did not hold me (nothing sent), -1 not now. body: the cell from CELL_KIND on (every field but the
+ * position). owner: the slot's owner word for a pool slot (0 for a view), which moves me -> owner_high|tail.
+ */
+static PyObject *queue_put(PyObject *self, PyObject *args) {
+    PyObject *qseg, *pseg;
+    unsigned long long q, cap, me, owner, high;
+    Py_buffer body;
+    if (!PyArg_ParseTuple(args, "OKKKy*OKK", &qseg, &q, &cap, &me, &body, &pseg, &owner, &high)) return NULL;
+    long r = NOT_NOW;
+    if (cap < 1 || body.len > CELL_SIZE - CELL_KIND || !is_open(qseg) || (owner != 0 && !is_open(pseg))) goto out;
+    if (!cas64_at(q + Q_MUTEX, 0, me)) goto out;
+    publish_dead_senders_cell(q, cap);
+    uint64_t t = ld64(q + Q_TAIL), h = ld64(q + Q_HEAD);
+    if (ld64(q + Q_ENDED) == 0 && !damaged(h, t, cap) && t - h < cap) {
+        uintptr_t c = cell(q, t, cap);
+        memcpy((void *)(c + CELL_KIND), body.buf, (size_t)body.len);
+        st64(c, t);
+        if (owner != 0 && !cas64_at(owner, me, high | (t & 0xFFFFFFFFULL))) {
+            st64(c, ~0ULL);
+            r = 1;
+        } else {
+            st64(q + Q_TAIL, t + 1);
+            bump(q + Q_PUT_SEQ, q + Q_PUT_WAITERS);
+            r = 0;
+        }
+    }
+    unlock(q);
+out:
+    PyBuffer_Release(&body);
+    return PyLong_FromLong(r);
+}
+
+/*
+ * queue_take(queue_seg, q, capacity, me, tag_high, pools) -> the message at the head, taken:
+ * (1, id, index) for a pool slot claimed for me, (2, position, body) for a view (body: the cell from
+ * CELL_KIND on); or the PUT_SEQ seen (an int >= 0) when the queue is empty and not ended; or -1: not now
+ * (mutex busy, damaged, ended, a malformed cell, a slot of a pool not in pools or not claimable: the
+ * caller's long way decides). pools: {pool id: (segment, owner words address, slots)}.
+ */
+static PyObject *queue_take(PyObject *self, PyObject *args) {
+    PyObject *qseg, *pools;
+    unsigned long long q, cap, me, high;
+    if (!PyArg_ParseTuple(args, "OKKKKO!", &qseg, &q, &cap, &me, &high, &PyDict_Type, &pools)) return NULL;
+    if (cap < 1 || !is_open(qseg) || !cas64_at(q + Q_MUTEX, 0, me)) return PyLong_FromLong(NOT_NOW);
+    publish_dead_senders_cell(q, cap);
+    uint32_t seen = __atomic_load_n((uint32_t *)(q + Q_PUT_SEQ), SC);
+    uint64_t h = ld64(q + Q_HEAD), t = ld64(q + Q_TAIL);
+    PyObject *out = NULL;
+    if (damaged(h, t, cap)) goto not_now;
+    if (h == t) {
+        if (ld64(q + Q_ENDED) != 0) goto not_now;
+        out = PyLong_FromUnsignedLong(seen);
+        goto done;
+    }
+    uintptr_t c = cell(q, h, cap);
+    if (ld64(c) != h) goto not_now;
+    uint32_t kind = *(volatile uint32_t *)(c + CELL_KIND), ndim = *(volatile uint32_t *)(c + CELL_KIND + 4);
+    uint32_t hlen = *(volatile uint32_t *)(c + CELL_HANDLE_LENGTH);
+    uint64_t id = *(volatile uint64_t *)(c + CELL_ID), index = *(volatile uint64_t *)(c + CELL_INDEX);
+    if (ndim < 1 || ndim > 8 || hlen > MAX_HANDLE) goto not_now;
+    if (kind == 1) {
+        PyObject *key = PyLong_FromUnsignedLongLong(id);
+        if (key == NULL) goto fail;
+        PyObject *p = PyDict_GetItemWithError(pools, key); /* borrowed */
+        Py_DECREF(key);
+        if (p == NULL) { if (PyErr_Occurred()) goto fail; goto not_now; }
+        PyObject *pseg;
+        unsigned long long owners, slots;
+        if (!PyArg_ParseTuple(p, "OKK", &pseg, &owners, &slots)) goto fail;
+        if (index >= slots || !is_open(pseg)) goto not_now;
+        if (!cas64_at(owners + 8 * index, high | (h & 0xFFFFFFFFULL), me)) goto not_now;
+        out = Py_BuildValue("iKK", 1, id, index);
+        if (out == NULL) { /* no memory: give the slot back to the queue, as if never claimed */
+            cas64_at(owners + 8 * index, me, high | (h & 0xFFFFFFFFULL));
+            goto done;
+        }
+    } else if (kind == 2) {
+        out = Py_BuildValue("iKy#", 2, h, (const char *)(c + CELL_KIND), (Py_ssize_t)(CELL_HANDLE - CELL_KIND + hlen));
+        if (out == NULL) goto done;
+    } else {
+        goto not_now;
+    }
+    st64(q + Q_HEAD, h + 1);
+    bump(q + Q_TAKE_SEQ, q + Q_TAKE_WAITERS);
+    goto done;
+not_now:
+    out = PyLong_FromLong(NOT_NOW);
+    goto done;
+fail:
+    out = NULL;
+done:
+    unlock(q);
+    return out;
+}
+
+/* spin_while(addr, seen, max_ns) -> True once the u32 at addr no longer holds seen, False after max_ns
+ * of spinning (the GIL released meanwhile) */
+static PyObject *spin_while(PyObject *self, PyObject *args) {
+    unsigned long long a, max_ns;
+    unsigned int seen;
+    if (!PyArg_ParseTuple(args, "KIK", &a, &seen, &max_ns)) return NULL;
+    int changed = 0;
+    Py_BEGIN_ALLOW_THREADS
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t end = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec + max_ns;
+    for (uint64_t i = 0;; i++) {
+        if (__atomic_load_n((uint32_t *)(uintptr_t)a, __ATOMIC_ACQUIRE) != seen) { changed = 1; break; }
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#elif defined(__aarch64__)
+        __asm__ __volatile__("yield");
+#endif
+        if ((i & 63) == 63) {
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            if ((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec >= end) break;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    return PyBool_FromLong(changed);
+}
+
 /* address(buffer) -> the address of a writable buffer's first byte (an mmap object that stays open) */
 static PyObject *address(PyObject *self, PyObject *args) {
     PyObject *o;
@@ -124,6 +306,9 @@ static PyMethodDef methods[] = {
     {"fetch_add64", fetch_add64, METH_VARARGS, "fetch_add64(addr, delta) -> old value"},
     {"futex_wait", futex_wait, METH_VARARGS, "futex_wait(addr, expected, timeout_ns) -> 0 or errno"},
     {"futex_wake", futex_wake, METH_VARARGS, "futex_wake(addr, n) -> woken"},
+    {"queue_put", queue_put, METH_VARARGS, "queue_put(queue_seg, q, cap, me, body, pool_seg, owner, owner_high) -> 0, 1 or -1"},
+    {"queue_take", queue_take, METH_VARARGS, "queue_take(queue_seg, q, cap, me, tag_high, pools) -> message, seen or -1"},
+    {"spin_while", spin_while, METH_VARARGS, "spin_while(addr, seen, max_ns) -> True once changed"},
     {"address", address, METH_VARARGS, "address(buffer) -> int"},
     {NULL, NULL, 0, NULL},
 };

@@ -85,9 +85,8 @@ class Slot:
         self.index = index
         self._array = pool._arr.array[index]
         self._state = [0]  # 0 held, 1 moving (a send), 2 ended: shared with the finalizer
+        self._me = _proc.self_ident()
         pool._held[index] = self._state
-        self._finalizer = weakref.finalize(self, Pool._release_state, pool._arr, pool._held, index, self._state,
-                                           _proc.self_ident())
 
     @property
     def array(self) -> np.ndarray:
@@ -120,7 +119,15 @@ class Slot:
 
     def close(self) -> None:
         """Gives the slot back to the pool (frees it). Idempotent."""
-        self._finalizer()
+        Pool._release_state(self.pool._arr, self.pool._held, self.index, self._state, self._me)
+
+    def __del__(self) -> None:
+        # a Slot the garbage collector frees is given back (__del__, not weakref.finalize: a slot is made on
+        # every receive, and a finalizer costs more than the rest of the receive)
+        try:
+            self.close()
+        except Exception:
+            pass
 
     def _move_to(self, owner: int) -> bool:
         """Gives the slot to an in-flight owner word (a send); False if this process no longer holds it."""
@@ -137,7 +144,6 @@ class Slot:
                 self._state[0] = 2 if ok else 0
         if not ok:
             return False
-        self._finalizer.detach()
         self.pool._held.pop(self.index, None)
         return True
 
@@ -168,6 +174,7 @@ class Pool(OnSegment):
         self._arr = arr
         self.slots = slots
         self._held: dict[int, list] = {}
+        self._cell_bodies: dict[int, tuple] = {}  # slot index: (sender, a queue cell's body for the slot), see _queue
         self._next = itertools.count()
         _pools.add(self)
 

@@ -21,15 +21,15 @@ from typing import Iterator, NamedTuple
 
 import numpy as np
 
-from . import _array, _mutex, _proc
+from . import _array, _mutex, _native, _proc
 from ._array import SharedArray, attach as _attach, create as _create
 from ._dead_queue import damaged, damaged_message, publish_dead_senders_cell
 from ._dead_queue import pending as _pending
 from ._errors import InvalidSegmentError, QueueAbandonedError, WaitTimeoutError
 from ._format import data_length
-from ._futex import Wait, Words
-from ._layout import BY_CODE, MASK64, QueueDescriptor as Q
-from ._pool import Pool, Slot, in_queue
+from ._futex import SPIN_NANOS, Wait, Words
+from ._layout import BY_CODE, MASK64, QueueDescriptor as Q, SegmentDescriptor as D
+from ._pool import IN_QUEUE, Pool, Slot, _transitions, in_queue
 from ._words import OnSegment, data_words, ns
 
 LEFT = Q.LEFT & MASK64
@@ -38,6 +38,8 @@ VIEW = 2
 _PENDING_TIMEOUT_NS = 1_000_000_000
 _queues: "weakref.WeakSet[Queue]" = weakref.WeakSet()
 _BODY = struct.Struct("<IIQQII")  # kind, ndim, id, index, dtype, handle length at CELL_KIND
+_TAG_MASK = (1 << 31) - 1
+_SLOW = object()  # what a short way returns when the step is the long way's
 
 
 def words(capacity: int) -> int:
@@ -166,7 +168,11 @@ class Queue(OnSegment):
         self.capacity = capacity
         with data_words(arr) as w:
             self.tag = w.load64(Q.TAG_OFFSET)
+        self._seg = arr._seg
+        self._words = arr._seg.base + D.DATA_OFFSET
+        self._in_queue = IN_QUEUE | (self.tag & _TAG_MASK) << 32  # in_queue(tag, position) without the position
         self._pools: dict[int, Pool] = {}
+        self._owners: dict[int, tuple] = {}  # pool id: (its segment, its owner words' address, slots), for _native
         self._arrays: dict[int, SharedArray] = {}
         self._producer = -1
         self._consumer = -1
@@ -280,6 +286,8 @@ class Queue(OnSegment):
         return VIEW, base.id, off, et.code, tuple(shape), tuple(strides), base.handle, None
 
     def _send(self, x, timeout_ns: int | None) -> bool:
+        if type(x) is Slot and self._producer >= 0 and self._send_slot(x):
+            return True
         kind, aid, index, code, shape, strides, handle, slot = self._message(x)
         hb = handle.encode("utf-8")
         if len(hb) > Q.MAX_HANDLE_BYTES:
@@ -329,30 +337,43 @@ class Queue(OnSegment):
                                                                Q.CONSUMERS_OFFSET, "consumer", "full"):
                     return False
 
+    def _send_slot(self, slot: Slot) -> bool:
+        """The short way of a send (one _native call): True if sent; False leaves it to the long way."""
+        if self._closing:
+            return False
+        me = _proc.self_ident()
+        pool = slot.pool
+        body = pool._cell_bodies.get(slot.index)
+        if body is None or body[0] != me:
+            if pool._arr.closed:
+                return False
+            body = (me, _cell_body(POOL_SLOT, pool.id, slot.index, _array._element_type(slot.dtype).code, slot.shape,
+                                   _c_strides(slot.shape), pool.handle.encode("utf-8"), me))
+            pool._cell_bodies[slot.index] = body
+        seg = pool._arr._seg
+        with _transitions:
+            if slot._state[0] != 0:
+                return False
+            if _native.queue_put(self._seg, self._words, self.capacity, me, body[1], seg,
+                                 seg.words.base + D.POOL_OWNERS_OFFSET + 8 * slot.index, self._in_queue) != 0:
+                return False
+            slot._state[0] = 2
+        pool._held.pop(slot.index, None)
+        return True
+
     def _cell(self, p: int) -> int:
         return Q.CELLS_OFFSET + Q.CELL_SIZE * (p % self.capacity)
 
     def _write(self, mm, c: int, kind, aid, index, code, shape, strides, hb: bytes) -> None:
-        at = 4096 + c  # the data starts at file offset 4096
-        _BODY.pack_into(mm, at + Q.CELL_KIND, kind, len(shape), aid & MASK64, index & MASK64, code, len(hb))
-        struct.pack_into(f"<{len(shape)}Q", mm, at + Q.CELL_SHAPE, *shape)
-        struct.pack_into(f"<{len(shape)}q", mm, at + Q.CELL_STRIDES, *strides)
-        struct.pack_into("<Q", mm, at + Q.CELL_SENDER, _proc.self_ident())
-        mm[at + Q.CELL_HANDLE: at + Q.CELL_HANDLE + len(hb)] = hb
+        at = D.DATA_OFFSET + c
+        body = _cell_body(kind, aid, index, code, shape, strides, hb, _proc.self_ident())
+        mm[at + Q.CELL_KIND: at + Q.CELL_KIND + len(body)] = body
 
     def _read(self, w: Words, c: int, position: int) -> _Msg | None:
         if w.load64(c + Q.CELL_POSITION) != position:
             return None
-        mm = self._arr._seg.mm
-        at = 4096 + c
-        kind, ndim, aid, index, code, hlen = _BODY.unpack_from(mm, at + Q.CELL_KIND)
-        if kind not in (POOL_SLOT, VIEW) or not 1 <= ndim <= 8 or hlen > Q.MAX_HANDLE_BYTES:
-            return None
-        shape = struct.unpack_from(f"<{ndim}Q", mm, at + Q.CELL_SHAPE)
-        strides = struct.unpack_from(f"<{ndim}q", mm, at + Q.CELL_STRIDES)
-        (sender,) = struct.unpack_from("<Q", mm, at + Q.CELL_SENDER)
-        handle = bytes(mm[at + Q.CELL_HANDLE: at + Q.CELL_HANDLE + hlen]).decode("utf-8", "replace")
-        return _Msg(kind, aid, index, code, shape, strides, handle, sender, position)
+        at = D.DATA_OFFSET + c + Q.CELL_KIND
+        return _parse(self._arr._seg.mm[at: at + Q.CELL_HANDLE - Q.CELL_KIND + Q.MAX_HANDLE_BYTES], position)
 
     # ------------------------------------------------------------ receive
 
@@ -361,9 +382,14 @@ class Queue(OnSegment):
         the queue has ended and is drained. WaitTimeoutError if nothing came within timeout seconds (None: no
         limit); QueueAbandonedError if the queue is empty and every registered producer died."""
         self._check_open()
+        timeout_ns = ns(timeout)
+        if self._consumer >= 0:
+            m = self._take_short(timeout_ns)
+            if m is not _SLOW:
+                return m
         with data_words(self._arr) as w:
             self._register(w, False)
-            m = self._take(w, ns(timeout))
+            m = self._take(w, timeout_ns)
         if m is _TIMED_OUT:
             raise WaitTimeoutError(f"no message on queue {self.handle} within {timeout} s")
         return None if m is None else self._resolve(m)
@@ -374,6 +400,27 @@ class Queue(OnSegment):
             if m is None:
                 return
             yield m
+
+    def _take_short(self, timeout_ns: int | None):
+        """The short way of a receive: a message the _native step took, after a spin of at most SPIN_NANOS on an
+        empty queue; _SLOW leaves the receive to the long way (a busy mutex, a new pool, a drop, the end, a sleep)."""
+        if self._closing:
+            return _SLOW
+        me = _proc.self_ident()
+        r = _native.queue_take(self._seg, self._words, self.capacity, me, self._in_queue, self._owners)
+        if type(r) is int:
+            if r < 0 or timeout_ns == 0 or not _native.spin_while(
+                    self._words + Q.PUT_SEQ_OFFSET, r, SPIN_NANOS if timeout_ns is None else min(SPIN_NANOS, timeout_ns)):
+                return _SLOW
+            r = _native.queue_take(self._seg, self._words, self.capacity, me, self._in_queue, self._owners)
+            if type(r) is int:
+                return _SLOW
+        if r[0] == POOL_SLOT:
+            return self._pools[r[1]]._adopt(r[2])
+        m = _parse(r[2], r[1])
+        if m is None:
+            raise InvalidSegmentError(f"queue {self.handle}: a malformed message at {r[1]}")  # _native checked it
+        return self._resolve(m)
 
     def _take(self, w: Words, timeout_ns: int | None):
         wait = None
@@ -433,6 +480,7 @@ class Queue(OnSegment):
                 pool.close()
                 raise InvalidSegmentError(f"message names pool {m.handle} of id {m.id:016x}, which has id {pool.id:016x}")
             self._pools[m.id] = pool
+            self._owners[m.id] = (pool._arr._seg, pool._arr._seg.words.base + D.POOL_OWNERS_OFFSET, pool.slots)
         if not 0 <= m.index < pool.slots:
             raise InvalidSegmentError(f"message names slot {m.index} of pool {m.handle}, which has {pool.slots}")
         return pool
@@ -601,6 +649,28 @@ class Queue(OnSegment):
 
 
 _TIMED_OUT = object()
+
+
+def _cell_body(kind: int, aid: int, index: int, code: int, shape, strides, hb: bytes, sender: int) -> bytes:
+    """A cell from CELL_KIND on: every field but the position (shape and strides entries past ndim are 0)."""
+    n = len(shape)
+    pad = bytes(8 * (8 - n))
+    return b"".join((_BODY.pack(kind, n, aid & MASK64, index & MASK64, code, len(hb)), struct.pack(f"<{n}Q", *shape), pad,
+                     struct.pack(f"<{n}q", *strides), pad, struct.pack("<Q", sender),
+                     bytes(Q.CELL_HANDLE - Q.CELL_SENDER - 8), hb))
+
+
+def _parse(body, position: int) -> _Msg | None:
+    """The message of a cell body (from CELL_KIND on); None if malformed."""
+    kind, ndim, aid, index, code, hlen = _BODY.unpack_from(body, 0)
+    if kind not in (POOL_SLOT, VIEW) or not 1 <= ndim <= 8 or hlen > Q.MAX_HANDLE_BYTES:
+        return None
+    shape = struct.unpack_from(f"<{ndim}Q", body, Q.CELL_SHAPE - Q.CELL_KIND)
+    strides = struct.unpack_from(f"<{ndim}q", body, Q.CELL_STRIDES - Q.CELL_KIND)
+    (sender,) = struct.unpack_from("<Q", body, Q.CELL_SENDER - Q.CELL_KIND)
+    at = Q.CELL_HANDLE - Q.CELL_KIND
+    handle = bytes(body[at: at + hlen]).decode("utf-8", "replace")
+    return _Msg(kind, aid, index, code, shape, strides, handle, sender, position)
 
 
 def _end(w: Words) -> None:

@@ -104,6 +104,58 @@ def test_send_and_receive_in_one_process_move_the_slot_and_keep_the_view():
             q.send(np.zeros(3))
 
 
+def test_the_one_call_steps_write_and_take_the_cells_the_long_way_writes_and_takes(monkeypatch):
+    # after a process registered, a send of a slot and a receive are one _native call each (PROTOCOL.md 15.4
+    # in C); the cell it writes must be the long way's, field for field, and the long way must read it
+    from sharedarrays import _native, _proc
+    calls = {"put": 0, "take": 0}
+    put, take = _native.queue_put, _native.queue_take
+
+    def counted(name, f):
+        def g(*a):
+            calls[name] += 1
+            return f(*a)
+        return g
+
+    monkeypatch.setattr(_native, "queue_put", counted("put", put))
+    monkeypatch.setattr(_native, "queue_take", counted("take", take))
+    with sa.Pool.create("i4", 2, (2, 3)) as pool, sa.Queue.create(4) as q, sa.create(10, "i2") as a:
+        s = pool.acquire(timeout=1)
+        q.send(s, timeout=1)  # registers: the long way
+        with data_words(q._arr) as w:
+            first = q._read(w, q._cell(0), 0)
+        r = q.receive(timeout=1)  # registers and attaches the pool: the long way
+        r.array[...] = 7
+        q.send(r, timeout=1)  # the short way
+        assert r.closed and calls["put"] == 1 and pool.in_flight() == 1
+        with data_words(q._arr) as w:
+            second = q._read(w, q._cell(1), 1)
+            c = q._cell(1)
+            hb = pool.handle.encode()
+            words = [w.load32(c + Q.CELL_KIND), w.load32(c + Q.CELL_NDIM), w.load64(c + Q.CELL_ID),
+                     w.load64(c + Q.CELL_INDEX), w.load32(c + Q.CELL_HANDLE_LENGTH), w.load64(c + Q.CELL_SHAPE),
+                     w.load64(c + Q.CELL_SHAPE + 8), w.load64(c + Q.CELL_STRIDES), w.load64(c + Q.CELL_STRIDES + 8),
+                     w.load64(c + Q.CELL_SENDER), bytes(q._arr._seg.mm[4096 + c + Q.CELL_HANDLE:][:len(hb)])]
+        assert words == [1, 2, pool.id, s.index, len(hb), 2, 3, 3, 1, _proc.self_ident(), hb]
+        assert second == first._replace(position=1)
+        back = q.receive(timeout=1)  # the short way: claimed in C, adopted here
+        assert calls["take"] >= 1 and isinstance(back, sa.Slot) and back.index == s.index
+        assert back.array.tolist() == [[7, 7, 7], [7, 7, 7]] and pool.in_flight() == 0 and pool.free() == 1
+        q.send(a.array[1:9:2], timeout=1)  # a view: the long way writes, the short way takes and parses
+        taken = calls["take"]
+        v = q.receive(timeout=1)
+        assert calls["take"] == taken + 1 and isinstance(v, sa.ArrayView)
+        assert (v.offset, v.shape, v.strides) == (1, (4,), (2,))
+        back.close()
+        assert pool.free() == 2
+        with pytest.raises(sa.WaitTimeoutError):
+            q.receive(timeout=0.02)  # an empty queue: a spin in C bounded by the timeout, then the long way
+        t0 = time.monotonic()
+        with pytest.raises(sa.WaitTimeoutError):
+            q.receive(timeout=0)
+        assert time.monotonic() - t0 < 0.01
+
+
 def test_a_sigkilled_consumer_holding_a_slot_gives_it_back_and_loses_only_that_message():
     with sa.Pool.create("i8", 2, 4) as pool, sa.Queue.create(4) as q:
         for k in range(2):
@@ -164,7 +216,6 @@ def test_a_dead_senders_complete_cell_past_the_tail_is_published_and_its_unmoved
         s = pool._adopt(0)  # pretend this process owned it, write the cell, stop before the move
         kind, aid, index, code, shape, strides, handle, _ = other._message(s)
         s._state[0] = 2
-        s._finalizer.detach()
         with data_words(other._arr) as w:
             c = other._cell(0)
             other._write(other._arr._seg.mm, c, kind, aid, index, code, shape, strides, handle.encode())
