@@ -383,13 +383,20 @@ class Queue(OnSegment):
         limit); QueueAbandonedError if the queue is empty and every registered producer died."""
         self._check_open()
         timeout_ns = ns(timeout)
-        if self._consumer >= 0:
-            m = self._take_short(timeout_ns)
-            if m is not _SLOW:
-                return m
+        r = None
+        if self._consumer >= 0 and not self._closing:
+            # a message waiting: one _native step, the mapping not even entered (the GIL keeps it meanwhile)
+            r = _native.queue_take(self._seg, self._words, self.capacity, _proc.self_ident(), self._in_queue, self._owners)
+            if type(r) is not int:
+                return self._taken(r)
         with data_words(self._arr) as w:
-            self._register(w, False)
-            m = self._take(w, timeout_ns)
+            if self._consumer < 0:
+                self._register(w, False)
+            m, wait = self._take_short(w, timeout_ns, r) if self._consumer >= 0 else (_SLOW, None)
+            if m is _SLOW:
+                m = self._take(w, timeout_ns, wait)
+            elif m is not _TIMED_OUT:
+                return m
         if m is _TIMED_OUT:
             raise WaitTimeoutError(f"no message on queue {self.handle} within {timeout} s")
         return None if m is None else self._resolve(m)
@@ -401,20 +408,40 @@ class Queue(OnSegment):
                 return
             yield m
 
-    def _take_short(self, timeout_ns: int | None):
-        """The short way of a receive: a message the _native step took, after a spin of at most SPIN_NANOS on an
-        empty queue; _SLOW leaves the receive to the long way (a busy mutex, a new pool, a drop, the end, a sleep)."""
-        if self._closing:
-            return _SLOW
+    def _take_short(self, w: Words, timeout_ns: int | None, r) -> tuple:
+        """The short way of a receive: the message a _native step took, waiting (in C, then on the futex) while the
+        queue is empty; (message, wait), or (_SLOW, wait) to leave the rest to the long way (a busy mutex, a pool
+        not attached yet, a drop, the end, the producers' abandonment), which goes on with the same wait.
+        r: what a first step returned, or None."""
         me = _proc.self_ident()
-        r = _native.queue_take(self._seg, self._words, self.capacity, me, self._in_queue, self._owners)
-        if type(r) is int:
-            if r < 0 or timeout_ns == 0 or not _native.spin_while(
-                    self._words + Q.PUT_SEQ_OFFSET, r, SPIN_NANOS if timeout_ns is None else min(SPIN_NANOS, timeout_ns)):
-                return _SLOW
-            r = _native.queue_take(self._seg, self._words, self.capacity, me, self._in_queue, self._owners)
-            if type(r) is int:
-                return _SLOW
+        wait = None
+        spun = False
+        while not self._closing:
+            if r is None:
+                r = _native.queue_take(self._seg, self._words, self.capacity, me, self._in_queue, self._owners)
+            if type(r) is not int:
+                return self._taken(r), wait
+            if r < 0 or timeout_ns == 0:
+                break
+            seen, r = r, None
+            if not spun:
+                # the first wait, the usual one, spins in C before anything else (a Wait costs microseconds)
+                spun = True
+                if _native.spin_while(self._words + Q.PUT_SEQ_OFFSET, seen,
+                                      SPIN_NANOS if timeout_ns is None else min(SPIN_NANOS, timeout_ns)):
+                    continue
+            wait = wait or Wait(timeout_ns)
+            try:
+                # each pass looks at the deadline, as the long way's
+                if wait.expired() or not self._wait_for_change(w, wait, Q.PUT_SEQ_OFFSET, Q.PUT_WAITERS_OFFSET, seen,
+                                                               Q.PRODUCERS_OFFSET, "producer", "empty"):
+                    return _TIMED_OUT, wait
+            except QueueAbandonedError:
+                break  # the long way looks once more under the mutex before it says so
+        return _SLOW, wait
+
+    def _taken(self, r: tuple):
+        """The Slot or ArrayView of what _native.queue_take returned."""
         if r[0] == POOL_SLOT:
             return self._pools[r[1]]._adopt(r[2])
         m = _parse(r[2], r[1])
@@ -422,8 +449,7 @@ class Queue(OnSegment):
             raise InvalidSegmentError(f"queue {self.handle}: a malformed message at {r[1]}")  # _native checked it
         return self._resolve(m)
 
-    def _take(self, w: Words, timeout_ns: int | None):
-        wait = None
+    def _take(self, w: Words, timeout_ns: int | None, wait: Wait | None = None):
         me = _proc.self_ident()
         abandoned = None
         while True:

@@ -2,33 +2,38 @@
 
 from __future__ import annotations
 
-import contextlib
-from typing import Iterator
-
 from ._futex import Words
 from ._layout import SegmentDescriptor as D
 
 
-@contextlib.contextmanager
-def data_words(arr) -> Iterator[Words]:
+class _Held:
+    """The mapping of a segment held (Segment.enter) while its words are used; a class, not a generator
+    context manager, as queue and pool steps enter one on every call."""
+
+    __slots__ = ("seg", "words")
+
+    def __init__(self, seg, words: Words) -> None:
+        self.seg = seg
+        self.words = words
+
+    def __enter__(self) -> Words:
+        self.seg.enter()
+        return self.words
+
+    def __exit__(self, *exc) -> None:
+        self.seg.leave()
+
+
+def data_words(arr) -> _Held:
     """Words at offsets from the first data byte of arr (a queue's or barrier's words); ValueError if closed."""
     seg = arr._seg
-    seg.enter()
-    try:
-        yield Words(seg.base + D.DATA_OFFSET)
-    finally:
-        seg.leave()
+    return _Held(seg, Words(seg.base + D.DATA_OFFSET))
 
 
-@contextlib.contextmanager
-def control_words(arr) -> Iterator[Words]:
+def control_words(arr) -> _Held:
     """Words at offsets from arr's control block (a pool's words); ValueError if closed."""
     seg = arr._seg
-    seg.enter()
-    try:
-        yield seg.words
-    finally:
-        seg.leave()
+    return _Held(seg, seg.words)
 
 
 def ns(timeout: float | None) -> int | None:
