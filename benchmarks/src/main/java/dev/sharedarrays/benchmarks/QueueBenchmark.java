@@ -27,7 +27,9 @@ import java.util.regex.Pattern;
  * multiprocessing queues measured in the same run, one-way throughput and latency, and the
  * wake-up latency of {@code awaitChange}. The other end is always a child JVM.
  *
- * <pre>bin/bench queue [--sizes-mb 1,10,100,500,1000] [--iterations 2000] [--python-seconds 20]</pre>
+ * <pre>bin/bench queue [--sizes-mb 1,10,100,500,1000] [--iterations 2000] [--python-seconds 20] [--worker-cpus LIST]</pre>
+ * ({@code --worker-cpus}: the child JVMs run under {@code taskset -c LIST}; with {@code taskset -c 0 bin/bench queue}, LIST 0
+ * puts both ends of a round trip on one core, LIST 1 on two)
  */
 public final class QueueBenchmark {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
@@ -60,8 +62,10 @@ public final class QueueBenchmark {
                 case "--sizes-mb" -> sizes = Arrays.stream(args[++i].split(",")).mapToInt(s -> Integer.parseInt(s.trim())).toArray();
                 case "--iterations" -> iterations = Integer.parseInt(args[++i]);
                 case "--python-seconds" -> pythonSeconds = Double.parseDouble(args[++i]);
+                case "--worker-cpus" -> workerCpus = args[++i];
                 default -> {
-                    System.err.println("usage: bin/bench queue [--sizes-mb 1,10,100,500,1000] [--iterations 2000] [--python-seconds 20]");
+                    System.err.println("usage: bin/bench queue [--sizes-mb 1,10,100,500,1000] [--iterations 2000] [--python-seconds 20]"
+                            + " [--worker-cpus LIST]");
                     System.exit(2);
                 }
             }
@@ -124,10 +128,7 @@ public final class QueueBenchmark {
             try {
                 for (int k = 0; k < sizesMb.length; k++) {
                     try (ArrayPool<F64> pool = ArrayPool.create(F64.TYPE, 2, sizesMb[k], 128, 128, 8)) {
-                        long end = System.nanoTime() + WARMUP_NS;
-                        for (int i = 0; i < ROUND_TRIP_WARMUP || System.nanoTime() < end; i++) {
-                            trip(pool, q1, q2, -1 - (i & 0xffff));
-                        }
+                        warmUp(pool, q1, q2);
                         long[] ns = new long[iterations];
                         for (int i = 0; i < iterations; i++) {
                             ns[i] = trip(pool, q1, q2, i);
@@ -147,21 +148,74 @@ public final class QueueBenchmark {
         return result;
     }
 
+    /** A warm-up that ends once this JVM's JIT has compiled nothing for this long (and both other bounds hold). */
+    private static final long JIT_QUIET_NS = 1_000_000_000L;
+    private static final long WARMUP_MAX_NS = 15_000_000_000L;
+
+    /**
+     * Round trips until at least {@link #ROUND_TRIP_WARMUP} of them and {@link #WARMUP_NS} have passed, and this
+     * JVM's JIT has been quiet for {@link #JIT_QUIET_NS} (at most {@link #WARMUP_MAX_NS} in all). While the JIT
+     * threads of the two JVMs keep one core busy, the scheduler runs both ends of the trip on the other, and a trip
+     * costs two context switches (docs/BENCHMARKS.md, "Why a round trip was bimodal"): not the steady state.
+     */
+    private static void warmUp(ArrayPool<F64> pool, ArrayQueue q1, ArrayQueue q2) {
+        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
+        long start = System.nanoTime();
+        long compiled = timed ? jit.getTotalCompilationTime() : 0;
+        long quietSince = start;
+        for (int i = 0; ; i++) {
+            trip(pool, q1, q2, -1 - (i & 0xffff));
+            long now = System.nanoTime();
+            if (timed && (i & 63) == 0) {
+                long c = jit.getTotalCompilationTime();
+                if (c != compiled) {
+                    compiled = c;
+                    quietSince = now;
+                }
+            }
+            boolean quiet = !timed || now - quietSince >= JIT_QUIET_NS;
+            if ((i >= ROUND_TRIP_WARMUP && now - start >= WARMUP_NS && quiet) || now - start >= WARMUP_MAX_NS) {
+                return;
+            }
+        }
+    }
+
     /** Silences before a round trip, in ms, and how many trips after each. */
     private static final int[][] SILENCES = {{1, 300}, {10, 100}, {100, 20}};
-    /** {p50, p99, max} in µs of the first size's trips after each of {@link #SILENCES}. */
+    /** {p50, p99, max, p50 there, p50 back} in µs of the first size's trips after each of {@link #SILENCES}. */
     private static double[][] afterSilence;
 
-    /** Round trips that each start after a silence: both sides asleep on their futex by then. */
+    /**
+     * Round trips that each start after a silence: both sides asleep on their futex by then. The worker stamps
+     * when its receive returned (System.nanoTime, one clock for all processes), which splits a trip into its
+     * legs: there (our send, its wake-up and receive) and back (its send, our wake-up and receive).
+     */
     private static double[][] silentTrips(ArrayPool<F64> pool, ArrayQueue q1, ArrayQueue q2) throws InterruptedException {
         double[][] out = new double[SILENCES.length][];
         for (int s = 0; s < SILENCES.length; s++) {
             long[] ns = new long[SILENCES[s][1]];
+            long[] there = new long[ns.length];
+            long[] back = new long[ns.length];
             for (int i = 0; i < ns.length; i++) {
                 Thread.sleep(SILENCES[s][0]);
-                ns[i] = trip(pool, q1, q2, i);
+                SharedNDArray<F64> a = pool.acquire(TIMEOUT);
+                a.setDouble(0, i);
+                long t0 = System.nanoTime();
+                q1.send(a, TIMEOUT);
+                SharedNDArray<F64> r = q2.receive(F64.TYPE, TIMEOUT);
+                long t1 = System.nanoTime();
+                long stamped = Double.doubleToRawLongBits(r.getDouble(1));
+                if (r.getDouble(0) != i) {
+                    throw new IllegalStateException("trip " + i + " came back holding " + r.getDouble(0));
+                }
+                r.close();
+                ns[i] = t1 - t0;
+                there[i] = stamped - t0;
+                back[i] = t1 - stamped;
             }
-            out[s] = percentiles(ns);
+            double[] p = percentiles(ns);
+            out[s] = new double[] {p[0], p[1], p[2], percentiles(there)[0], percentiles(back)[0]};
         }
         return out;
     }
@@ -170,13 +224,16 @@ public final class QueueBenchmark {
     private static void printAfterSilence(int sizeMb, Map<String, long[]> floor) {
         System.out.printf("%n5. after silence: round trips of section 1 (%d MiB) that each start after 1, 10 or 100 ms of idle,%n"
                 + "   beside the futex floor after the same idle (benchmarks/native/floors.c)%n", sizeMb);
-        System.out.printf("   %-12s %10s %10s %16s %16s%n", "idle", "ours p50", "ours p99", "futex floor p50", "futex floor p99");
+        System.out.printf("   %-12s %10s %10s %12s %12s %16s %16s%n", "idle", "ours p50", "ours p99", "there p50", "back p50",
+                "futex floor p50", "futex floor p99");
         for (int s = 0; s < SILENCES.length; s++) {
             long[] f = floor.get("futex-after-" + SILENCES[s][0] + "ms");
-            System.out.printf(Locale.ROOT, "   %-12s %10s %10s %16s %16s%n", SILENCES[s][0] + " ms (" + SILENCES[s][1] + ")",
-                    us(afterSilence[s][0]), us(afterSilence[s][1]), f == null ? "" : us(f[0] / 1e3), f == null ? "" : us(f[1] / 1e3));
+            double[] a = afterSilence[s];
+            System.out.printf(Locale.ROOT, "   %-12s %10s %10s %12s %12s %16s %16s%n", SILENCES[s][0] + " ms (" + SILENCES[s][1] + ")",
+                    us(a[0]), us(a[1]), us(a[3]), us(a[4]), f == null ? "" : us(f[0] / 1e3), f == null ? "" : us(f[1] / 1e3));
         }
-        System.out.println("   (µs; in brackets: trips)");
+        System.out.println("   (µs; in brackets: trips. there: our send until the worker's receive returned, its wake-up included;"
+                + "\n    back: from then until our receive returned)");
     }
 
     /** Nanoseconds from send on q1 until receive on q2 returns the slot marked {@code mark}. */
@@ -199,6 +256,7 @@ public final class QueueBenchmark {
             SharedNDArray<F64> a;
             while ((a = q1.receive(F64.TYPE, IDLE)) != null) {
                 sink += a.getDouble(0); // touch the data so receiving cannot be a no-op, as the Python worker does
+                a.setDouble(1, Double.longBitsToDouble(System.nanoTime())); // when the receive returned: section 5's legs
                 q2.send(a, TIMEOUT);
             }
         }
@@ -239,7 +297,8 @@ public final class QueueBenchmark {
     private static void printRoundTrips(int[] sizesMb, int iterations, double[][] ours, List<Py> py) {
         boolean torch = py.stream().anyMatch(r -> r.kind().startsWith("torch"));
         System.out.printf("1. round trip this JVM -> worker JVM -> this JVM of one pool slot, F64 (N, 128, 128, 8) = N MiB,%n"
-                + "   queue q1 out, q2 back, pool of 2 slots; %,d trips after >= %d and >= 2 s of warm-up.%n"
+                + "   queue q1 out, q2 back, pool of 2 slots; %,d trips after >= %d and >= 2 s of warm-up, and 1 s%n"
+                + "   without a JIT compilation in this JVM (15 s at most).%n"
                 + "   Beside it python's multiprocessing.Queue pickling a numpy array both ways (n trips: at most%n"
                 + "   --python-seconds per size)%n", iterations, ROUND_TRIP_WARMUP);
         System.out.printf("   %6s %10s %10s %7s %12s %12s %10s", "MiB", "ours p50", "ours p99", "py n", "numpy p50", "numpy p99", "numpy/ours");
@@ -412,8 +471,15 @@ public final class QueueBenchmark {
         }
     }
 
+    /** taskset's cpu list for the child JVMs (section 1's worker among them), or null: where the scheduler puts them. */
+    private static String workerCpus;
+
     private static Process start(String role, String... args) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+        List<String> cmd = new ArrayList<>();
+        if (workerCpus != null) {
+            cmd.addAll(List.of("taskset", "-c", workerCpus));
+        }
+        cmd.addAll(List.of(ProcessHandle.current().info().command().orElse("java"),
                 "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-cp", System.getProperty("java.class.path"),
                 QueueBenchmark.class.getName(), "--child", role));
         cmd.addAll(List.of(args));

@@ -28,8 +28,13 @@ final class Backoff {
         WaitTimeoutException.class.getName();
     }
 
-    /** Spins of a wait that only pause the core; after them each spin offers it to another thread. */
-    static final int PAUSES = 100;
+    /**
+     * Spins of a wait that only pause the core (about 120 ns each on this project's 2-core VM); after them each
+     * spin offers the core to another thread. Enough pauses to see an answer that comes within a few µs without a
+     * system call; few, as when the scheduler has put both processes on one core (it does while JIT threads are
+     * busy) every pause delays the process waited for. Measured: docs/BENCHMARKS.md, "Why a round trip was bimodal".
+     */
+    static final int PAUSES = 30;
     /** How long a wait spins in all, about: below a futex wake-up's own latency. */
     static final long SPIN_NANOS = 50_000;
 
