@@ -270,16 +270,18 @@ def vector_compare_loop(t, cmp, scalar):
     over them serves narrower ones): C2 hoisted the inner loop's checks out of the outer loop by a
     profile that the first, long calls left behind, and when that speculation failed, as it did in
     about 1 JVM run in 5, the loop was recompiled without it and stayed ~40% slower (16M f64 > 0.5,
-    6.1 against 4.3 ms)."""
+    6.1 against 4.3 ms). At 256 bits the masks are packed to bytes instead (vector_packed_loop)."""
     lanes = LANES[t.jtype]
     v, sp = lanes.vector, lanes.species
     name = f"{cmp.lower()}{'S' if scalar else 'A'}{t.name}"
     if scalar:
         params = f"MemorySegment a, long ao, MemorySegment o, long oo, long n, {lanes.jtype} v"
         setup = f"\n    {v} s = {v}.broadcast({sp}, v);"
+        packed_args = "s"
     else:
         params = "MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n"
         setup = ""
+        packed_args = f"b, bo + i * {t.size}"
     # the vectors of 64 elements at 256 bits; 512-bit ones need half of them
     count = 2 * t.size
 
@@ -292,8 +294,14 @@ def vector_compare_loop(t, cmp, scalar):
     terms = [f"long bits = {term(0)};"]
     terms += [f"if ({m} * {sp}.length() < 64) {{\n    bits |= {term(m)};\n}}" for m in range(1, count)]
     loop_rhs = "s" if scalar else lane_load(t, "b", f"bo + (i + j) * {t.size}")
-    return java("""
+    loop = java("""
         private static void $name($params) {$setup
+            if (B.length() == 32) {
+                for (long i = 0, end = n & -64L; i < end; i += PART) {
+                    ${name}Packed(a, ao + i * $size, $packed_args, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+                }
+                return;
+            }
             if ($count * $sp.length() < 64) {
                 for (long i = 0; i + 64 <= n; i += 64) {
                     long bits = 0;
@@ -310,7 +318,46 @@ def vector_compare_loop(t, cmp, scalar):
                 spread(o, oo + i, bits);
             }
         }""", name=name, params=params, setup=setup, sp=sp, op=cmp, lhs=lane_load(t, "a", f"ao + (i + j) * {t.size}"), loop_rhs=loop_rhs,
-        count=count, size=t.size, q="" if scalar else f"\n        long q = bo + i * {t.size};", terms=terms)
+        count=count, size=t.size, q="" if scalar else f"\n        long q = bo + i * {t.size};", terms=terms, packed_args=packed_args)
+    return loop + "\n\n" + vector_packed_loop(t, cmp, scalar, name)
+
+
+def vector_packed_loop(t, cmp, scalar, name):
+    """The loop of a comparison at 256 bits (AVX2), in blocks of 32 elements, as numpy's packs
+    them: each of the block's vectors sets its own byte of the lanes where its comparison holds
+    (blends into lanes of the element's size, or'ed), and one shuffle (PACK) puts the 32 bytes in
+    element order. Moving a mask's bits to bytes instead (a movmsk a vector, a pdep a long) took
+    60% more time a block on an AMD EPYC: 16M f64 > 0.5 from memory 8.3 ms against 6.9."""
+    lanes = LANES[t.jtype]
+    ints = LANES_OF_SIZE[t.size]
+    count = t.size  # vectors a block: 32 elements of t.size bytes in 32-byte vectors
+    rhs_param = f"{lanes.vector} s" if scalar else "MemorySegment b, long bo"
+
+    def one(j):
+        off = f" + {32 * j}" if j else ""
+        rhs = "s" if scalar else lane_load(t, "b", f"q{off}")
+        mask = f"{lane_load(t, 'a', f'p{off}')}.compare(VectorOperators.{cmp}, {rhs})"
+        if lanes.species != ints.species:
+            mask += f".cast({ints.species})"
+        byte = {8: f"1L << {8 * j}", 4: f"1 << {8 * j}", 2: f"(short) (1 << {8 * j})", 1: "(byte) 1"}[t.size] if j else \
+            {8: "1L", 4: "1", 2: "(short) 1", 1: "(byte) 1"}[t.size]
+        return f"z.blend({byte}, {mask})"
+
+    parts = [f"{ints.vector} r = {one(0)}"] + [f"        .or({one(j)})" for j in range(1, count)]
+    parts[-1] += ";"
+    bytes_expr = "r" if t.size == 1 else "r.reinterpretAsBytes()"
+    store = f"{bytes_expr}.intoMemorySegment(o, oo + k * 32L, LE);" if t.size == 1 else \
+        f"{bytes_expr}.rearrange(PACK_{t.size}).intoMemorySegment(o, oo + k * 32L, LE);"
+    return java("""
+        private static void ${name}Packed(MemorySegment a, long ao, $rhs_param, MemorySegment o, long oo, int blocks) {
+            $zv z = $zv.zero($zs);
+            for (int k = 0; k < blocks; k++) {
+                long p = ao + k * $stride;$q
+                $parts
+                $store
+            }
+        }""", name=name, rhs_param=rhs_param, zv=ints.vector, zs=ints.species, stride=f"{32 * t.size}L",
+        q="" if scalar else f"\n        long q = bo + k * {32 * t.size}L;", parts=parts, store=store)
 
 
 def vector_compare_dispatch(types, cmps, scalar):
@@ -408,8 +455,8 @@ VECTOR_DOC = """
  * SIMD loops (jdk.incubator.vector) of {@link ScalarMaskKernels}' operations on contiguous rows,
  * in blocks of 64 elements: each does the first {@code n & -64} elements of its row and leaves
  * the rest to the scalar loops ({@link MaskKernels} calls both). A block's 64 comparison
- * results are one long of mask bits, spread to 64 bytes; a block of where reads its 64 mask
- * bytes as one long of bits. Loaded only when the JVM runs with {@code --add-modules
+ * results are one long of mask bits, spread to 64 bytes (at 256 bits, blocks of 32 are packed
+ * to bytes in vectors instead); a block of where reads its 64 mask bytes as one long of bits. Loaded only when the JVM runs with {@code --add-modules
  * jdk.incubator.vector}.
  */"""
 
@@ -426,6 +473,7 @@ VECTOR_IMPORTS = [
     "import jdk.incubator.vector.VectorMask;",
     "import jdk.incubator.vector.VectorOperators;",
     "import jdk.incubator.vector.VectorShape;",
+    "import jdk.incubator.vector.VectorShuffle;",
     "import jdk.incubator.vector.VectorSpecies;",
     "",
     "import static java.lang.foreign.ValueLayout.*;",
@@ -442,6 +490,20 @@ private static final VectorSpecies<Short> S = ShortVector.SPECIES_PREFERRED;
 private static final VectorSpecies<Byte> B = ByteVector.SPECIES_PREFERRED.length() <= 64 ? ByteVector.SPECIES_PREFERRED
         : VectorSpecies.of(byte.class, VectorShape.S_512_BIT);
 private static final ValueLayout.OfLong LONG_UNALIGNED = JAVA_LONG_UNALIGNED;
+/** The elements of a row a 256-bit comparison loop passes to one int-counted loop (C2 drops its bounds checks). */
+private static final long PART = 1L << 30;
+/**
+ * The order of a block's 32 results at 256 bits: vector j of the block sets byte j of its lanes of
+ * size bytes, so byte size * l + j holds element lanes * j + l; these put element p at byte p.
+ */
+private static final VectorShuffle<Byte> PACK_8 = pack(8);
+private static final VectorShuffle<Byte> PACK_4 = pack(4);
+private static final VectorShuffle<Byte> PACK_2 = pack(2);
+
+private static VectorShuffle<Byte> pack(int size) {
+    int lanes = 32 / size;
+    return B.length() == 32 ? VectorShuffle.fromOp(B, p -> size * (p % lanes) + p / lanes) : null;
+}
 
 /**
  * Writes 64 mask bits as 64 bytes 0 or 1: with 64 byte lanes (AVX-512) one masked blend and one

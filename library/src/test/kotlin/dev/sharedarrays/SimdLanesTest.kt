@@ -8,8 +8,8 @@ import io.kotest.matchers.collections.shouldBeEmpty
 import io.kotest.matchers.shouldBe
 
 /**
- * The SIMD loops write out several vectors a pass (the comparisons those of each 64 elements for
- * vectors of 256 bits or more, and loop over them for narrower ones; the in-place arithmetic with
+ * The SIMD loops write out several vectors a pass (the comparisons those of each 32 elements for
+ * vectors of 256 bits, of each 64 for wider ones, and loop over them for narrower ones; the in-place arithmetic with
  * a scalar operand 8 vectors on long rows, then single ones): each width's code, against the
  * scalar loops (child JVMs limited to AVX2 and to SSE for the widths this machine does not pick
  * itself).

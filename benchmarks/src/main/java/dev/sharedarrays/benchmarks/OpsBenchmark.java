@@ -24,8 +24,8 @@ import java.util.function.Function;
  * reference. numpy runs on the very same shared segments (and, for context, on heap copies), in a
  * python3 kept running: each row's calls alternate, one of ours then one of numpy's, so that both
  * medians come from the same seconds of the machine's memory bandwidth.
- * A program, not a test: {@code bin/bench ops [--calls 7] [--runs 1] [--samples]}: --runs N runs it in N JVMs
- * ({@link OpsRuns}).
+ * A program, not a test: {@code bin/bench ops [--calls 7] [--runs 1] [--samples] [--only TEXT]}: --runs N runs it in N JVMs
+ * ({@link OpsRuns}); --only runs just the rows whose name contains TEXT.
  */
 public final class OpsBenchmark {
     private static final long N = 64L << 20;
@@ -34,6 +34,8 @@ public final class OpsBenchmark {
     static boolean samples;
     /** --rows: each row is also printed for a parent {@link OpsRuns}. */
     static boolean rowsForParent;
+    /** --only: the text a row's name must contain to run ("": every row). */
+    static String only = "";
 
     private OpsBenchmark() {
     }
@@ -59,10 +61,13 @@ public final class OpsBenchmark {
             } else if (args[i].equals("--multi-core")) {
                 multiCoreOnly = true;
                 childArgs.add("--multi-core");
+            } else if (args[i].equals("--only")) {
+                only = args[++i];
+                childArgs.addAll(List.of("--only", args[i]));
             } else if (args[i].equals("--rows")) {
                 rowsForParent = true;
             } else {
-                System.err.println("usage: OpsBenchmark [--calls 7] [--runs 1] [--samples] [--multi-core]");
+                System.err.println("usage: OpsBenchmark [--calls 7] [--runs 1] [--samples] [--multi-core] [--only TEXT]");
                 System.exit(2);
             }
         }
@@ -126,6 +131,9 @@ public final class OpsBenchmark {
             try (NumpyPeer np = NumpyPeer.start("ops_bench.py", List.of(), List.of(a, b, ia, ib, m, c))) {
                 version = np.version();
                 for (int i = 0; i < ops.size(); i++) {
+                    if (!runs(rows[i][0])) {
+                        continue;
+                    }
                     int calls = i == 1 ? 2 : 1; // a *= 2.5 is timed with the a *= 0.4 that keeps values bounded
                     double[] t = alternate(ops.get(i).apply(full), ops.get(i).apply(head), np, rows[i][1], runs, false);
                     double ours = t[0] / calls;
@@ -147,6 +155,11 @@ public final class OpsBenchmark {
             all.forEach(SharedNDArray::close);
         }
         NumpyHabitsRows.run(runs, false);
+    }
+
+    /** Whether --only lets the row of that name run. */
+    static boolean runs(String name) {
+        return name.contains(only);
     }
 
     /** A row for a parent {@link OpsRuns}, if there is one. */

@@ -13,9 +13,9 @@ import kotlin.random.Random
 
 /**
  * Every comparison (6 operators, array or scalar operand) of every element type, by the SIMD
- * loops and by the scalar ones, on rows long enough for the SIMD loops (which write out the
- * vectors of 64 elements for one vector width and loop over them for another): the two must agree
- * byte for byte. Command for child JVMs (run with other vector widths):
+ * loops and by the scalar ones, on rows long enough for the SIMD loops (which pack blocks of 32
+ * elements at 256 bits, write out the vectors of 64 at 512 and loop over them for narrower
+ * vectors): the two must agree byte for byte. Command for child JVMs (run with other vector widths):
  *  - `compare-lanes`: print `LANES <doubles in a vector, 0 without the Vector API>` and
  *    `MISMATCHES <count> <first>`
  */

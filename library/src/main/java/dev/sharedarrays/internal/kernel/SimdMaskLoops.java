@@ -13,6 +13,7 @@ import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShape;
+import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 import static java.lang.foreign.ValueLayout.*;
@@ -21,8 +22,8 @@ import static java.lang.foreign.ValueLayout.*;
  * SIMD loops (jdk.incubator.vector) of {@link ScalarMaskKernels}' operations on contiguous rows,
  * in blocks of 64 elements: each does the first {@code n & -64} elements of its row and leaves
  * the rest to the scalar loops ({@link MaskKernels} calls both). A block's 64 comparison
- * results are one long of mask bits, spread to 64 bytes; a block of where reads its 64 mask
- * bytes as one long of bits. Loaded only when the JVM runs with {@code --add-modules
+ * results are one long of mask bits, spread to 64 bytes (at 256 bits, blocks of 32 are packed
+ * to bytes in vectors instead); a block of where reads its 64 mask bytes as one long of bits. Loaded only when the JVM runs with {@code --add-modules
  * jdk.incubator.vector}.
  */
 final class SimdMaskLoops implements SimdMaskKernels {
@@ -36,6 +37,20 @@ final class SimdMaskLoops implements SimdMaskKernels {
     private static final VectorSpecies<Byte> B = ByteVector.SPECIES_PREFERRED.length() <= 64 ? ByteVector.SPECIES_PREFERRED
             : VectorSpecies.of(byte.class, VectorShape.S_512_BIT);
     private static final ValueLayout.OfLong LONG_UNALIGNED = JAVA_LONG_UNALIGNED;
+    /** The elements of a row a 256-bit comparison loop passes to one int-counted loop (C2 drops its bounds checks). */
+    private static final long PART = 1L << 30;
+    /**
+     * The order of a block's 32 results at 256 bits: vector j of the block sets byte j of its lanes of
+     * size bytes, so byte size * l + j holds element lanes * j + l; these put element p at byte p.
+     */
+    private static final VectorShuffle<Byte> PACK_8 = pack(8);
+    private static final VectorShuffle<Byte> PACK_4 = pack(4);
+    private static final VectorShuffle<Byte> PACK_2 = pack(2);
+
+    private static VectorShuffle<Byte> pack(int size) {
+        int lanes = 32 / size;
+        return B.length() == 32 ? VectorShuffle.fromOp(B, p -> size * (p % lanes) + p / lanes) : null;
+    }
 
     /**
      * Writes 64 mask bits as 64 bytes 0 or 1: with 64 byte lanes (AVX-512) one masked blend and one
@@ -187,6 +202,12 @@ final class SimdMaskLoops implements SimdMaskKernels {
     private static void gtSF64(MemorySegment a, long ao, MemorySegment o, long oo, long n, double v) {
         FaultMark.touch();
         DoubleVector s = DoubleVector.broadcast(D, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                gtSF64Packed(a, ao + i * 8, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * D.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -249,9 +270,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void gtSF64Packed(MemorySegment a, long ao, DoubleVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GT, s).cast(L))
+                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GT, s).cast(L)))
+                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.GT, s).cast(L)))
+                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.GT, s).cast(L)))
+                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.GT, s).cast(L)))
+                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.GT, s).cast(L)))
+                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.GT, s).cast(L)))
+                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.GT, s).cast(L)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void ltSF64(MemorySegment a, long ao, MemorySegment o, long oo, long n, double v) {
         FaultMark.touch();
         DoubleVector s = DoubleVector.broadcast(D, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                ltSF64Packed(a, ao + i * 8, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * D.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -314,9 +358,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void ltSF64Packed(MemorySegment a, long ao, DoubleVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LT, s).cast(L))
+                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LT, s).cast(L)))
+                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.LT, s).cast(L)))
+                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.LT, s).cast(L)))
+                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.LT, s).cast(L)))
+                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.LT, s).cast(L)))
+                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.LT, s).cast(L)))
+                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.LT, s).cast(L)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void geSF64(MemorySegment a, long ao, MemorySegment o, long oo, long n, double v) {
         FaultMark.touch();
         DoubleVector s = DoubleVector.broadcast(D, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                geSF64Packed(a, ao + i * 8, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * D.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -379,9 +446,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void geSF64Packed(MemorySegment a, long ao, DoubleVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GE, s).cast(L))
+                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GE, s).cast(L)))
+                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.GE, s).cast(L)))
+                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.GE, s).cast(L)))
+                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.GE, s).cast(L)))
+                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.GE, s).cast(L)))
+                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.GE, s).cast(L)))
+                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.GE, s).cast(L)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void leSF64(MemorySegment a, long ao, MemorySegment o, long oo, long n, double v) {
         FaultMark.touch();
         DoubleVector s = DoubleVector.broadcast(D, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                leSF64Packed(a, ao + i * 8, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * D.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -444,9 +534,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void leSF64Packed(MemorySegment a, long ao, DoubleVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LE, s).cast(L))
+                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LE, s).cast(L)))
+                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.LE, s).cast(L)))
+                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.LE, s).cast(L)))
+                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.LE, s).cast(L)))
+                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.LE, s).cast(L)))
+                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.LE, s).cast(L)))
+                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.LE, s).cast(L)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void eqSF64(MemorySegment a, long ao, MemorySegment o, long oo, long n, double v) {
         FaultMark.touch();
         DoubleVector s = DoubleVector.broadcast(D, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                eqSF64Packed(a, ao + i * 8, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * D.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -509,9 +622,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void eqSF64Packed(MemorySegment a, long ao, DoubleVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.EQ, s).cast(L))
+                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.EQ, s).cast(L)))
+                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.EQ, s).cast(L)))
+                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.EQ, s).cast(L)))
+                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.EQ, s).cast(L)))
+                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.EQ, s).cast(L)))
+                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.EQ, s).cast(L)))
+                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.EQ, s).cast(L)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void neSF64(MemorySegment a, long ao, MemorySegment o, long oo, long n, double v) {
         FaultMark.touch();
         DoubleVector s = DoubleVector.broadcast(D, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                neSF64Packed(a, ao + i * 8, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * D.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -574,9 +710,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void neSF64Packed(MemorySegment a, long ao, DoubleVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.NE, s).cast(L))
+                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.NE, s).cast(L)))
+                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.NE, s).cast(L)))
+                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.NE, s).cast(L)))
+                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.NE, s).cast(L)))
+                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.NE, s).cast(L)))
+                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.NE, s).cast(L)))
+                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.NE, s).cast(L)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void gtSF32(MemorySegment a, long ao, MemorySegment o, long oo, long n, float v) {
         FaultMark.touch();
         FloatVector s = FloatVector.broadcast(F, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                gtSF32Packed(a, ao + i * 4, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * F.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -615,9 +774,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void gtSF32Packed(MemorySegment a, long ao, FloatVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            IntVector r = z.blend(1, FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.GT, s).cast(I))
+                    .or(z.blend(1 << 8, FloatVector.fromMemorySegment(F, a, p + 32, LE).compare(VectorOperators.GT, s).cast(I)))
+                    .or(z.blend(1 << 16, FloatVector.fromMemorySegment(F, a, p + 64, LE).compare(VectorOperators.GT, s).cast(I)))
+                    .or(z.blend(1 << 24, FloatVector.fromMemorySegment(F, a, p + 96, LE).compare(VectorOperators.GT, s).cast(I)));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void ltSF32(MemorySegment a, long ao, MemorySegment o, long oo, long n, float v) {
         FaultMark.touch();
         FloatVector s = FloatVector.broadcast(F, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                ltSF32Packed(a, ao + i * 4, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * F.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -656,9 +834,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void ltSF32Packed(MemorySegment a, long ao, FloatVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            IntVector r = z.blend(1, FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.LT, s).cast(I))
+                    .or(z.blend(1 << 8, FloatVector.fromMemorySegment(F, a, p + 32, LE).compare(VectorOperators.LT, s).cast(I)))
+                    .or(z.blend(1 << 16, FloatVector.fromMemorySegment(F, a, p + 64, LE).compare(VectorOperators.LT, s).cast(I)))
+                    .or(z.blend(1 << 24, FloatVector.fromMemorySegment(F, a, p + 96, LE).compare(VectorOperators.LT, s).cast(I)));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void geSF32(MemorySegment a, long ao, MemorySegment o, long oo, long n, float v) {
         FaultMark.touch();
         FloatVector s = FloatVector.broadcast(F, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                geSF32Packed(a, ao + i * 4, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * F.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -697,9 +894,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void geSF32Packed(MemorySegment a, long ao, FloatVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            IntVector r = z.blend(1, FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.GE, s).cast(I))
+                    .or(z.blend(1 << 8, FloatVector.fromMemorySegment(F, a, p + 32, LE).compare(VectorOperators.GE, s).cast(I)))
+                    .or(z.blend(1 << 16, FloatVector.fromMemorySegment(F, a, p + 64, LE).compare(VectorOperators.GE, s).cast(I)))
+                    .or(z.blend(1 << 24, FloatVector.fromMemorySegment(F, a, p + 96, LE).compare(VectorOperators.GE, s).cast(I)));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void leSF32(MemorySegment a, long ao, MemorySegment o, long oo, long n, float v) {
         FaultMark.touch();
         FloatVector s = FloatVector.broadcast(F, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                leSF32Packed(a, ao + i * 4, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * F.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -738,9 +954,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void leSF32Packed(MemorySegment a, long ao, FloatVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            IntVector r = z.blend(1, FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.LE, s).cast(I))
+                    .or(z.blend(1 << 8, FloatVector.fromMemorySegment(F, a, p + 32, LE).compare(VectorOperators.LE, s).cast(I)))
+                    .or(z.blend(1 << 16, FloatVector.fromMemorySegment(F, a, p + 64, LE).compare(VectorOperators.LE, s).cast(I)))
+                    .or(z.blend(1 << 24, FloatVector.fromMemorySegment(F, a, p + 96, LE).compare(VectorOperators.LE, s).cast(I)));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void eqSF32(MemorySegment a, long ao, MemorySegment o, long oo, long n, float v) {
         FaultMark.touch();
         FloatVector s = FloatVector.broadcast(F, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                eqSF32Packed(a, ao + i * 4, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * F.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -779,9 +1014,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void eqSF32Packed(MemorySegment a, long ao, FloatVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            IntVector r = z.blend(1, FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.EQ, s).cast(I))
+                    .or(z.blend(1 << 8, FloatVector.fromMemorySegment(F, a, p + 32, LE).compare(VectorOperators.EQ, s).cast(I)))
+                    .or(z.blend(1 << 16, FloatVector.fromMemorySegment(F, a, p + 64, LE).compare(VectorOperators.EQ, s).cast(I)))
+                    .or(z.blend(1 << 24, FloatVector.fromMemorySegment(F, a, p + 96, LE).compare(VectorOperators.EQ, s).cast(I)));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void neSF32(MemorySegment a, long ao, MemorySegment o, long oo, long n, float v) {
         FaultMark.touch();
         FloatVector s = FloatVector.broadcast(F, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                neSF32Packed(a, ao + i * 4, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * F.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -820,9 +1074,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void neSF32Packed(MemorySegment a, long ao, FloatVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            IntVector r = z.blend(1, FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.NE, s).cast(I))
+                    .or(z.blend(1 << 8, FloatVector.fromMemorySegment(F, a, p + 32, LE).compare(VectorOperators.NE, s).cast(I)))
+                    .or(z.blend(1 << 16, FloatVector.fromMemorySegment(F, a, p + 64, LE).compare(VectorOperators.NE, s).cast(I)))
+                    .or(z.blend(1 << 24, FloatVector.fromMemorySegment(F, a, p + 96, LE).compare(VectorOperators.NE, s).cast(I)));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void gtSI64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
         FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                gtSI64Packed(a, ao + i * 8, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * L.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -885,9 +1158,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void gtSI64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GT, s))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.GT, s)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void ltSI64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
         FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                ltSI64Packed(a, ao + i * 8, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * L.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -950,9 +1246,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void ltSI64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LT, s))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.LT, s)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void geSI64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
         FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                geSI64Packed(a, ao + i * 8, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * L.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -1015,9 +1334,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void geSI64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GE, s))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.GE, s)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void leSI64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
         FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                leSI64Packed(a, ao + i * 8, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * L.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -1080,9 +1422,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void leSI64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LE, s))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.LE, s)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void eqSI64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
         FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                eqSI64Packed(a, ao + i * 8, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * L.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -1145,9 +1510,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void eqSI64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.EQ, s))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.EQ, s)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void neSI64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
         FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                neSI64Packed(a, ao + i * 8, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * L.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -1210,9 +1598,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void neSI64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.NE, s))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.NE, s)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void gtSI32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
         FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                gtSI32Packed(a, ao + i * 4, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * I.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -1251,9 +1662,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void gtSI32Packed(MemorySegment a, long ao, IntVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            IntVector r = z.blend(1, IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.GT, s))
+                    .or(z.blend(1 << 8, IntVector.fromMemorySegment(I, a, p + 32, LE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1 << 16, IntVector.fromMemorySegment(I, a, p + 64, LE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1 << 24, IntVector.fromMemorySegment(I, a, p + 96, LE).compare(VectorOperators.GT, s)));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void ltSI32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
         FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                ltSI32Packed(a, ao + i * 4, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * I.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -1292,9 +1722,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void ltSI32Packed(MemorySegment a, long ao, IntVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            IntVector r = z.blend(1, IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.LT, s))
+                    .or(z.blend(1 << 8, IntVector.fromMemorySegment(I, a, p + 32, LE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1 << 16, IntVector.fromMemorySegment(I, a, p + 64, LE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1 << 24, IntVector.fromMemorySegment(I, a, p + 96, LE).compare(VectorOperators.LT, s)));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void geSI32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
         FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                geSI32Packed(a, ao + i * 4, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * I.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -1333,9 +1782,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void geSI32Packed(MemorySegment a, long ao, IntVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            IntVector r = z.blend(1, IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.GE, s))
+                    .or(z.blend(1 << 8, IntVector.fromMemorySegment(I, a, p + 32, LE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1 << 16, IntVector.fromMemorySegment(I, a, p + 64, LE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1 << 24, IntVector.fromMemorySegment(I, a, p + 96, LE).compare(VectorOperators.GE, s)));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void leSI32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
         FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                leSI32Packed(a, ao + i * 4, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * I.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -1374,9 +1842,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void leSI32Packed(MemorySegment a, long ao, IntVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            IntVector r = z.blend(1, IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.LE, s))
+                    .or(z.blend(1 << 8, IntVector.fromMemorySegment(I, a, p + 32, LE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1 << 16, IntVector.fromMemorySegment(I, a, p + 64, LE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1 << 24, IntVector.fromMemorySegment(I, a, p + 96, LE).compare(VectorOperators.LE, s)));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void eqSI32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
         FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                eqSI32Packed(a, ao + i * 4, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * I.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -1415,9 +1902,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void eqSI32Packed(MemorySegment a, long ao, IntVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            IntVector r = z.blend(1, IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.EQ, s))
+                    .or(z.blend(1 << 8, IntVector.fromMemorySegment(I, a, p + 32, LE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1 << 16, IntVector.fromMemorySegment(I, a, p + 64, LE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1 << 24, IntVector.fromMemorySegment(I, a, p + 96, LE).compare(VectorOperators.EQ, s)));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void neSI32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
         FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                neSI32Packed(a, ao + i * 4, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * I.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -1456,9 +1962,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void neSI32Packed(MemorySegment a, long ao, IntVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            IntVector r = z.blend(1, IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.NE, s))
+                    .or(z.blend(1 << 8, IntVector.fromMemorySegment(I, a, p + 32, LE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1 << 16, IntVector.fromMemorySegment(I, a, p + 64, LE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1 << 24, IntVector.fromMemorySegment(I, a, p + 96, LE).compare(VectorOperators.NE, s)));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void gtSI16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
         FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                gtSI16Packed(a, ao + i * 2, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (4 * S.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -1485,9 +2010,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void gtSI16Packed(MemorySegment a, long ao, ShortVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ShortVector z = ShortVector.zero(S);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 64L;
+            ShortVector r = z.blend((short) 1, ShortVector.fromMemorySegment(S, a, p, LE).compare(VectorOperators.GT, s))
+                    .or(z.blend((short) (1 << 8), ShortVector.fromMemorySegment(S, a, p + 32, LE).compare(VectorOperators.GT, s)));
+            r.reinterpretAsBytes().rearrange(PACK_2).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void ltSI16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
         FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                ltSI16Packed(a, ao + i * 2, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (4 * S.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -1514,9 +2056,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void ltSI16Packed(MemorySegment a, long ao, ShortVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ShortVector z = ShortVector.zero(S);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 64L;
+            ShortVector r = z.blend((short) 1, ShortVector.fromMemorySegment(S, a, p, LE).compare(VectorOperators.LT, s))
+                    .or(z.blend((short) (1 << 8), ShortVector.fromMemorySegment(S, a, p + 32, LE).compare(VectorOperators.LT, s)));
+            r.reinterpretAsBytes().rearrange(PACK_2).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void geSI16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
         FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                geSI16Packed(a, ao + i * 2, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (4 * S.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -1543,9 +2102,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void geSI16Packed(MemorySegment a, long ao, ShortVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ShortVector z = ShortVector.zero(S);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 64L;
+            ShortVector r = z.blend((short) 1, ShortVector.fromMemorySegment(S, a, p, LE).compare(VectorOperators.GE, s))
+                    .or(z.blend((short) (1 << 8), ShortVector.fromMemorySegment(S, a, p + 32, LE).compare(VectorOperators.GE, s)));
+            r.reinterpretAsBytes().rearrange(PACK_2).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void leSI16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
         FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                leSI16Packed(a, ao + i * 2, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (4 * S.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -1572,9 +2148,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void leSI16Packed(MemorySegment a, long ao, ShortVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ShortVector z = ShortVector.zero(S);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 64L;
+            ShortVector r = z.blend((short) 1, ShortVector.fromMemorySegment(S, a, p, LE).compare(VectorOperators.LE, s))
+                    .or(z.blend((short) (1 << 8), ShortVector.fromMemorySegment(S, a, p + 32, LE).compare(VectorOperators.LE, s)));
+            r.reinterpretAsBytes().rearrange(PACK_2).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void eqSI16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
         FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                eqSI16Packed(a, ao + i * 2, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (4 * S.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -1601,9 +2194,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void eqSI16Packed(MemorySegment a, long ao, ShortVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ShortVector z = ShortVector.zero(S);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 64L;
+            ShortVector r = z.blend((short) 1, ShortVector.fromMemorySegment(S, a, p, LE).compare(VectorOperators.EQ, s))
+                    .or(z.blend((short) (1 << 8), ShortVector.fromMemorySegment(S, a, p + 32, LE).compare(VectorOperators.EQ, s)));
+            r.reinterpretAsBytes().rearrange(PACK_2).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void neSI16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
         FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                neSI16Packed(a, ao + i * 2, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (4 * S.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -1630,9 +2240,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void neSI16Packed(MemorySegment a, long ao, ShortVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ShortVector z = ShortVector.zero(S);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 64L;
+            ShortVector r = z.blend((short) 1, ShortVector.fromMemorySegment(S, a, p, LE).compare(VectorOperators.NE, s))
+                    .or(z.blend((short) (1 << 8), ShortVector.fromMemorySegment(S, a, p + 32, LE).compare(VectorOperators.NE, s)));
+            r.reinterpretAsBytes().rearrange(PACK_2).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void gtSI8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
         FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                gtSI8Packed(a, ao + i * 1, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (2 * B.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -1653,9 +2280,25 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void gtSI8Packed(MemorySegment a, long ao, ByteVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ByteVector z = ByteVector.zero(B);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 32L;
+            ByteVector r = z.blend((byte) 1, ByteVector.fromMemorySegment(B, a, p, LE).compare(VectorOperators.GT, s));
+            r.intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void ltSI8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
         FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                ltSI8Packed(a, ao + i * 1, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (2 * B.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -1676,9 +2319,25 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void ltSI8Packed(MemorySegment a, long ao, ByteVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ByteVector z = ByteVector.zero(B);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 32L;
+            ByteVector r = z.blend((byte) 1, ByteVector.fromMemorySegment(B, a, p, LE).compare(VectorOperators.LT, s));
+            r.intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void geSI8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
         FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                geSI8Packed(a, ao + i * 1, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (2 * B.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -1699,9 +2358,25 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void geSI8Packed(MemorySegment a, long ao, ByteVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ByteVector z = ByteVector.zero(B);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 32L;
+            ByteVector r = z.blend((byte) 1, ByteVector.fromMemorySegment(B, a, p, LE).compare(VectorOperators.GE, s));
+            r.intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void leSI8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
         FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                leSI8Packed(a, ao + i * 1, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (2 * B.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -1722,9 +2397,25 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void leSI8Packed(MemorySegment a, long ao, ByteVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ByteVector z = ByteVector.zero(B);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 32L;
+            ByteVector r = z.blend((byte) 1, ByteVector.fromMemorySegment(B, a, p, LE).compare(VectorOperators.LE, s));
+            r.intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void eqSI8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
         FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                eqSI8Packed(a, ao + i * 1, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (2 * B.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -1745,9 +2436,25 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void eqSI8Packed(MemorySegment a, long ao, ByteVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ByteVector z = ByteVector.zero(B);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 32L;
+            ByteVector r = z.blend((byte) 1, ByteVector.fromMemorySegment(B, a, p, LE).compare(VectorOperators.EQ, s));
+            r.intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void neSI8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
         FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                neSI8Packed(a, ao + i * 1, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (2 * B.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -1768,9 +2475,25 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void neSI8Packed(MemorySegment a, long ao, ByteVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ByteVector z = ByteVector.zero(B);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 32L;
+            ByteVector r = z.blend((byte) 1, ByteVector.fromMemorySegment(B, a, p, LE).compare(VectorOperators.NE, s));
+            r.intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void gtSU64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
         FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                gtSU64Packed(a, ao + i * 8, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * L.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -1833,9 +2556,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void gtSU64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void ltSU64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
         FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                ltSU64Packed(a, ao + i * 8, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * L.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -1898,9 +2644,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void ltSU64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void geSU64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
         FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                geSU64Packed(a, ao + i * 8, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * L.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -1963,9 +2732,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void geSU64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void leSU64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
         FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                leSU64Packed(a, ao + i * 8, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * L.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -2028,9 +2820,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void leSU64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void eqSU64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
         FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                eqSU64Packed(a, ao + i * 8, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * L.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -2093,9 +2908,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void eqSU64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void neSU64(MemorySegment a, long ao, MemorySegment o, long oo, long n, long v) {
         FaultMark.touch();
         LongVector s = LongVector.broadcast(L, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                neSU64Packed(a, ao + i * 8, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * L.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -2158,9 +2996,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void neSU64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void gtSU32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
         FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                gtSU32Packed(a, ao + i * 4, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * I.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -2199,9 +3060,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void gtSU32Packed(MemorySegment a, long ao, IntVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            IntVector r = z.blend(1, IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, s))
+                    .or(z.blend(1 << 8, IntVector.fromMemorySegment(I, a, p + 32, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1 << 16, IntVector.fromMemorySegment(I, a, p + 64, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1 << 24, IntVector.fromMemorySegment(I, a, p + 96, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, s)));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void ltSU32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
         FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                ltSU32Packed(a, ao + i * 4, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * I.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -2240,9 +3120,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void ltSU32Packed(MemorySegment a, long ao, IntVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            IntVector r = z.blend(1, IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, s))
+                    .or(z.blend(1 << 8, IntVector.fromMemorySegment(I, a, p + 32, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1 << 16, IntVector.fromMemorySegment(I, a, p + 64, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1 << 24, IntVector.fromMemorySegment(I, a, p + 96, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, s)));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void geSU32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
         FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                geSU32Packed(a, ao + i * 4, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * I.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -2281,9 +3180,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void geSU32Packed(MemorySegment a, long ao, IntVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            IntVector r = z.blend(1, IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, s))
+                    .or(z.blend(1 << 8, IntVector.fromMemorySegment(I, a, p + 32, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1 << 16, IntVector.fromMemorySegment(I, a, p + 64, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1 << 24, IntVector.fromMemorySegment(I, a, p + 96, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, s)));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void leSU32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
         FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                leSU32Packed(a, ao + i * 4, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * I.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -2322,9 +3240,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void leSU32Packed(MemorySegment a, long ao, IntVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            IntVector r = z.blend(1, IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, s))
+                    .or(z.blend(1 << 8, IntVector.fromMemorySegment(I, a, p + 32, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1 << 16, IntVector.fromMemorySegment(I, a, p + 64, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1 << 24, IntVector.fromMemorySegment(I, a, p + 96, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, s)));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void eqSU32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
         FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                eqSU32Packed(a, ao + i * 4, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * I.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -2363,9 +3300,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void eqSU32Packed(MemorySegment a, long ao, IntVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            IntVector r = z.blend(1, IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, s))
+                    .or(z.blend(1 << 8, IntVector.fromMemorySegment(I, a, p + 32, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1 << 16, IntVector.fromMemorySegment(I, a, p + 64, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1 << 24, IntVector.fromMemorySegment(I, a, p + 96, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, s)));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void neSU32(MemorySegment a, long ao, MemorySegment o, long oo, long n, int v) {
         FaultMark.touch();
         IntVector s = IntVector.broadcast(I, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                neSU32Packed(a, ao + i * 4, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * I.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -2404,9 +3360,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void neSU32Packed(MemorySegment a, long ao, IntVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            IntVector r = z.blend(1, IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, s))
+                    .or(z.blend(1 << 8, IntVector.fromMemorySegment(I, a, p + 32, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1 << 16, IntVector.fromMemorySegment(I, a, p + 64, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1 << 24, IntVector.fromMemorySegment(I, a, p + 96, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, s)));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void gtSU16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
         FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                gtSU16Packed(a, ao + i * 2, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (4 * S.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -2433,9 +3408,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void gtSU16Packed(MemorySegment a, long ao, ShortVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ShortVector z = ShortVector.zero(S);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 64L;
+            ShortVector r = z.blend((short) 1, ShortVector.fromMemorySegment(S, a, p, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GT, s))
+                    .or(z.blend((short) (1 << 8), ShortVector.fromMemorySegment(S, a, p + 32, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GT, s)));
+            r.reinterpretAsBytes().rearrange(PACK_2).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void ltSU16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
         FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                ltSU16Packed(a, ao + i * 2, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (4 * S.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -2462,9 +3454,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void ltSU16Packed(MemorySegment a, long ao, ShortVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ShortVector z = ShortVector.zero(S);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 64L;
+            ShortVector r = z.blend((short) 1, ShortVector.fromMemorySegment(S, a, p, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LT, s))
+                    .or(z.blend((short) (1 << 8), ShortVector.fromMemorySegment(S, a, p + 32, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LT, s)));
+            r.reinterpretAsBytes().rearrange(PACK_2).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void geSU16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
         FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                geSU16Packed(a, ao + i * 2, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (4 * S.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -2491,9 +3500,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void geSU16Packed(MemorySegment a, long ao, ShortVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ShortVector z = ShortVector.zero(S);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 64L;
+            ShortVector r = z.blend((short) 1, ShortVector.fromMemorySegment(S, a, p, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GE, s))
+                    .or(z.blend((short) (1 << 8), ShortVector.fromMemorySegment(S, a, p + 32, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GE, s)));
+            r.reinterpretAsBytes().rearrange(PACK_2).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void leSU16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
         FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                leSU16Packed(a, ao + i * 2, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (4 * S.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -2520,9 +3546,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void leSU16Packed(MemorySegment a, long ao, ShortVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ShortVector z = ShortVector.zero(S);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 64L;
+            ShortVector r = z.blend((short) 1, ShortVector.fromMemorySegment(S, a, p, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LE, s))
+                    .or(z.blend((short) (1 << 8), ShortVector.fromMemorySegment(S, a, p + 32, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LE, s)));
+            r.reinterpretAsBytes().rearrange(PACK_2).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void eqSU16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
         FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                eqSU16Packed(a, ao + i * 2, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (4 * S.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -2549,9 +3592,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void eqSU16Packed(MemorySegment a, long ao, ShortVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ShortVector z = ShortVector.zero(S);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 64L;
+            ShortVector r = z.blend((short) 1, ShortVector.fromMemorySegment(S, a, p, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.EQ, s))
+                    .or(z.blend((short) (1 << 8), ShortVector.fromMemorySegment(S, a, p + 32, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.EQ, s)));
+            r.reinterpretAsBytes().rearrange(PACK_2).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void neSU16(MemorySegment a, long ao, MemorySegment o, long oo, long n, short v) {
         FaultMark.touch();
         ShortVector s = ShortVector.broadcast(S, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                neSU16Packed(a, ao + i * 2, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (4 * S.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -2578,9 +3638,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void neSU16Packed(MemorySegment a, long ao, ShortVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ShortVector z = ShortVector.zero(S);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 64L;
+            ShortVector r = z.blend((short) 1, ShortVector.fromMemorySegment(S, a, p, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.NE, s))
+                    .or(z.blend((short) (1 << 8), ShortVector.fromMemorySegment(S, a, p + 32, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.NE, s)));
+            r.reinterpretAsBytes().rearrange(PACK_2).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void gtSU8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
         FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                gtSU8Packed(a, ao + i * 1, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (2 * B.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -2601,9 +3678,25 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void gtSU8Packed(MemorySegment a, long ao, ByteVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ByteVector z = ByteVector.zero(B);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 32L;
+            ByteVector r = z.blend((byte) 1, ByteVector.fromMemorySegment(B, a, p, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.GT, s));
+            r.intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void ltSU8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
         FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                ltSU8Packed(a, ao + i * 1, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (2 * B.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -2624,9 +3717,25 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void ltSU8Packed(MemorySegment a, long ao, ByteVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ByteVector z = ByteVector.zero(B);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 32L;
+            ByteVector r = z.blend((byte) 1, ByteVector.fromMemorySegment(B, a, p, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.LT, s));
+            r.intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void geSU8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
         FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                geSU8Packed(a, ao + i * 1, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (2 * B.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -2647,9 +3756,25 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void geSU8Packed(MemorySegment a, long ao, ByteVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ByteVector z = ByteVector.zero(B);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 32L;
+            ByteVector r = z.blend((byte) 1, ByteVector.fromMemorySegment(B, a, p, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.GE, s));
+            r.intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void leSU8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
         FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                leSU8Packed(a, ao + i * 1, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (2 * B.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -2670,9 +3795,25 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void leSU8Packed(MemorySegment a, long ao, ByteVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ByteVector z = ByteVector.zero(B);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 32L;
+            ByteVector r = z.blend((byte) 1, ByteVector.fromMemorySegment(B, a, p, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.LE, s));
+            r.intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void eqSU8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
         FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                eqSU8Packed(a, ao + i * 1, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (2 * B.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -2693,9 +3834,25 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void eqSU8Packed(MemorySegment a, long ao, ByteVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ByteVector z = ByteVector.zero(B);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 32L;
+            ByteVector r = z.blend((byte) 1, ByteVector.fromMemorySegment(B, a, p, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.EQ, s));
+            r.intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void neSU8(MemorySegment a, long ao, MemorySegment o, long oo, long n, byte v) {
         FaultMark.touch();
         ByteVector s = ByteVector.broadcast(B, v);
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                neSU8Packed(a, ao + i * 1, s, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (2 * B.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -2713,6 +3870,16 @@ final class SimdMaskLoops implements SimdMaskKernels {
                 bits |= ByteVector.fromMemorySegment(B, a, p + 1L * 1 * B.length(), LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << (1 * B.length());
             }
             spread(o, oo + i, bits);
+        }
+    }
+
+    private static void neSU8Packed(MemorySegment a, long ao, ByteVector s, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ByteVector z = ByteVector.zero(B);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 32L;
+            ByteVector r = z.blend((byte) 1, ByteVector.fromMemorySegment(B, a, p, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.NE, s));
+            r.intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -2828,6 +3995,12 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void gtAF64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                gtAF64Packed(a, ao + i * 8, b, bo + i * 8, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * D.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -2891,8 +4064,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void gtAF64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q, LE)).cast(L))
+                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).cast(L)))
+                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 64, LE)).cast(L)))
+                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 96, LE)).cast(L)))
+                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 128, LE)).cast(L)))
+                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 160, LE)).cast(L)))
+                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 192, LE)).cast(L)))
+                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 224, LE)).cast(L)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void ltAF64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                ltAF64Packed(a, ao + i * 8, b, bo + i * 8, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * D.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -2956,8 +4153,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void ltAF64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q, LE)).cast(L))
+                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).cast(L)))
+                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 64, LE)).cast(L)))
+                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 96, LE)).cast(L)))
+                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 128, LE)).cast(L)))
+                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 160, LE)).cast(L)))
+                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 192, LE)).cast(L)))
+                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 224, LE)).cast(L)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void geAF64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                geAF64Packed(a, ao + i * 8, b, bo + i * 8, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * D.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -3021,8 +4242,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void geAF64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q, LE)).cast(L))
+                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).cast(L)))
+                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 64, LE)).cast(L)))
+                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 96, LE)).cast(L)))
+                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 128, LE)).cast(L)))
+                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 160, LE)).cast(L)))
+                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 192, LE)).cast(L)))
+                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 224, LE)).cast(L)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void leAF64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                leAF64Packed(a, ao + i * 8, b, bo + i * 8, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * D.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -3086,8 +4331,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void leAF64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q, LE)).cast(L))
+                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).cast(L)))
+                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 64, LE)).cast(L)))
+                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 96, LE)).cast(L)))
+                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 128, LE)).cast(L)))
+                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 160, LE)).cast(L)))
+                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 192, LE)).cast(L)))
+                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 224, LE)).cast(L)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void eqAF64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                eqAF64Packed(a, ao + i * 8, b, bo + i * 8, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * D.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -3151,8 +4420,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void eqAF64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q, LE)).cast(L))
+                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).cast(L)))
+                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 64, LE)).cast(L)))
+                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 96, LE)).cast(L)))
+                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 128, LE)).cast(L)))
+                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 160, LE)).cast(L)))
+                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 192, LE)).cast(L)))
+                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 224, LE)).cast(L)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void neAF64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                neAF64Packed(a, ao + i * 8, b, bo + i * 8, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * D.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -3216,8 +4509,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void neAF64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q, LE)).cast(L))
+                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).cast(L)))
+                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 64, LE)).cast(L)))
+                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 96, LE)).cast(L)))
+                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 128, LE)).cast(L)))
+                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 160, LE)).cast(L)))
+                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 192, LE)).cast(L)))
+                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 224, LE)).cast(L)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void gtAF32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                gtAF32Packed(a, ao + i * 4, b, bo + i * 4, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * F.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -3257,8 +4574,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void gtAF32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            long q = bo + k * 128L;
+            IntVector r = z.blend(1, FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.GT, FloatVector.fromMemorySegment(F, b, q, LE)).cast(I))
+                    .or(z.blend(1 << 8, FloatVector.fromMemorySegment(F, a, p + 32, LE).compare(VectorOperators.GT, FloatVector.fromMemorySegment(F, b, q + 32, LE)).cast(I)))
+                    .or(z.blend(1 << 16, FloatVector.fromMemorySegment(F, a, p + 64, LE).compare(VectorOperators.GT, FloatVector.fromMemorySegment(F, b, q + 64, LE)).cast(I)))
+                    .or(z.blend(1 << 24, FloatVector.fromMemorySegment(F, a, p + 96, LE).compare(VectorOperators.GT, FloatVector.fromMemorySegment(F, b, q + 96, LE)).cast(I)));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void ltAF32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                ltAF32Packed(a, ao + i * 4, b, bo + i * 4, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * F.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -3298,8 +4635,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void ltAF32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            long q = bo + k * 128L;
+            IntVector r = z.blend(1, FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.LT, FloatVector.fromMemorySegment(F, b, q, LE)).cast(I))
+                    .or(z.blend(1 << 8, FloatVector.fromMemorySegment(F, a, p + 32, LE).compare(VectorOperators.LT, FloatVector.fromMemorySegment(F, b, q + 32, LE)).cast(I)))
+                    .or(z.blend(1 << 16, FloatVector.fromMemorySegment(F, a, p + 64, LE).compare(VectorOperators.LT, FloatVector.fromMemorySegment(F, b, q + 64, LE)).cast(I)))
+                    .or(z.blend(1 << 24, FloatVector.fromMemorySegment(F, a, p + 96, LE).compare(VectorOperators.LT, FloatVector.fromMemorySegment(F, b, q + 96, LE)).cast(I)));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void geAF32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                geAF32Packed(a, ao + i * 4, b, bo + i * 4, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * F.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -3339,8 +4696,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void geAF32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            long q = bo + k * 128L;
+            IntVector r = z.blend(1, FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.GE, FloatVector.fromMemorySegment(F, b, q, LE)).cast(I))
+                    .or(z.blend(1 << 8, FloatVector.fromMemorySegment(F, a, p + 32, LE).compare(VectorOperators.GE, FloatVector.fromMemorySegment(F, b, q + 32, LE)).cast(I)))
+                    .or(z.blend(1 << 16, FloatVector.fromMemorySegment(F, a, p + 64, LE).compare(VectorOperators.GE, FloatVector.fromMemorySegment(F, b, q + 64, LE)).cast(I)))
+                    .or(z.blend(1 << 24, FloatVector.fromMemorySegment(F, a, p + 96, LE).compare(VectorOperators.GE, FloatVector.fromMemorySegment(F, b, q + 96, LE)).cast(I)));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void leAF32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                leAF32Packed(a, ao + i * 4, b, bo + i * 4, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * F.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -3380,8 +4757,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void leAF32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            long q = bo + k * 128L;
+            IntVector r = z.blend(1, FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.LE, FloatVector.fromMemorySegment(F, b, q, LE)).cast(I))
+                    .or(z.blend(1 << 8, FloatVector.fromMemorySegment(F, a, p + 32, LE).compare(VectorOperators.LE, FloatVector.fromMemorySegment(F, b, q + 32, LE)).cast(I)))
+                    .or(z.blend(1 << 16, FloatVector.fromMemorySegment(F, a, p + 64, LE).compare(VectorOperators.LE, FloatVector.fromMemorySegment(F, b, q + 64, LE)).cast(I)))
+                    .or(z.blend(1 << 24, FloatVector.fromMemorySegment(F, a, p + 96, LE).compare(VectorOperators.LE, FloatVector.fromMemorySegment(F, b, q + 96, LE)).cast(I)));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void eqAF32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                eqAF32Packed(a, ao + i * 4, b, bo + i * 4, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * F.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -3421,8 +4818,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void eqAF32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            long q = bo + k * 128L;
+            IntVector r = z.blend(1, FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.EQ, FloatVector.fromMemorySegment(F, b, q, LE)).cast(I))
+                    .or(z.blend(1 << 8, FloatVector.fromMemorySegment(F, a, p + 32, LE).compare(VectorOperators.EQ, FloatVector.fromMemorySegment(F, b, q + 32, LE)).cast(I)))
+                    .or(z.blend(1 << 16, FloatVector.fromMemorySegment(F, a, p + 64, LE).compare(VectorOperators.EQ, FloatVector.fromMemorySegment(F, b, q + 64, LE)).cast(I)))
+                    .or(z.blend(1 << 24, FloatVector.fromMemorySegment(F, a, p + 96, LE).compare(VectorOperators.EQ, FloatVector.fromMemorySegment(F, b, q + 96, LE)).cast(I)));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void neAF32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                neAF32Packed(a, ao + i * 4, b, bo + i * 4, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * F.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -3462,8 +4879,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void neAF32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            long q = bo + k * 128L;
+            IntVector r = z.blend(1, FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.NE, FloatVector.fromMemorySegment(F, b, q, LE)).cast(I))
+                    .or(z.blend(1 << 8, FloatVector.fromMemorySegment(F, a, p + 32, LE).compare(VectorOperators.NE, FloatVector.fromMemorySegment(F, b, q + 32, LE)).cast(I)))
+                    .or(z.blend(1 << 16, FloatVector.fromMemorySegment(F, a, p + 64, LE).compare(VectorOperators.NE, FloatVector.fromMemorySegment(F, b, q + 64, LE)).cast(I)))
+                    .or(z.blend(1 << 24, FloatVector.fromMemorySegment(F, a, p + 96, LE).compare(VectorOperators.NE, FloatVector.fromMemorySegment(F, b, q + 96, LE)).cast(I)));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void gtAI64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                gtAI64Packed(a, ao + i * 8, b, bo + i * 8, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * L.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -3527,8 +4964,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void gtAI64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q, LE)))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 32, LE))))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 64, LE))))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 96, LE))))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 128, LE))))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 160, LE))))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 192, LE))))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 224, LE))));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void ltAI64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                ltAI64Packed(a, ao + i * 8, b, bo + i * 8, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * L.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -3592,8 +5053,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void ltAI64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q, LE)))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 32, LE))))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 64, LE))))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 96, LE))))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 128, LE))))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 160, LE))))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 192, LE))))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 224, LE))));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void geAI64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                geAI64Packed(a, ao + i * 8, b, bo + i * 8, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * L.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -3657,8 +5142,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void geAI64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q, LE)))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 32, LE))))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 64, LE))))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 96, LE))))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 128, LE))))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 160, LE))))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 192, LE))))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 224, LE))));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void leAI64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                leAI64Packed(a, ao + i * 8, b, bo + i * 8, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * L.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -3722,8 +5231,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void leAI64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q, LE)))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 32, LE))))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 64, LE))))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 96, LE))))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 128, LE))))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 160, LE))))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 192, LE))))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 224, LE))));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void eqAI64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                eqAI64Packed(a, ao + i * 8, b, bo + i * 8, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * L.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -3787,8 +5320,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void eqAI64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q, LE)))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 32, LE))))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 64, LE))))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 96, LE))))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 128, LE))))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 160, LE))))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 192, LE))))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 224, LE))));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void neAI64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                neAI64Packed(a, ao + i * 8, b, bo + i * 8, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * L.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -3852,8 +5409,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void neAI64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q, LE)))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 32, LE))))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 64, LE))))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 96, LE))))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 128, LE))))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 160, LE))))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 192, LE))))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 224, LE))));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void gtAI32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                gtAI32Packed(a, ao + i * 4, b, bo + i * 4, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * I.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -3893,8 +5474,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void gtAI32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            long q = bo + k * 128L;
+            IntVector r = z.blend(1, IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, q, LE)))
+                    .or(z.blend(1 << 8, IntVector.fromMemorySegment(I, a, p + 32, LE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, q + 32, LE))))
+                    .or(z.blend(1 << 16, IntVector.fromMemorySegment(I, a, p + 64, LE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, q + 64, LE))))
+                    .or(z.blend(1 << 24, IntVector.fromMemorySegment(I, a, p + 96, LE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, q + 96, LE))));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void ltAI32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                ltAI32Packed(a, ao + i * 4, b, bo + i * 4, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * I.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -3934,8 +5535,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void ltAI32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            long q = bo + k * 128L;
+            IntVector r = z.blend(1, IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, q, LE)))
+                    .or(z.blend(1 << 8, IntVector.fromMemorySegment(I, a, p + 32, LE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, q + 32, LE))))
+                    .or(z.blend(1 << 16, IntVector.fromMemorySegment(I, a, p + 64, LE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, q + 64, LE))))
+                    .or(z.blend(1 << 24, IntVector.fromMemorySegment(I, a, p + 96, LE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, q + 96, LE))));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void geAI32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                geAI32Packed(a, ao + i * 4, b, bo + i * 4, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * I.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -3975,8 +5596,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void geAI32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            long q = bo + k * 128L;
+            IntVector r = z.blend(1, IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, q, LE)))
+                    .or(z.blend(1 << 8, IntVector.fromMemorySegment(I, a, p + 32, LE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, q + 32, LE))))
+                    .or(z.blend(1 << 16, IntVector.fromMemorySegment(I, a, p + 64, LE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, q + 64, LE))))
+                    .or(z.blend(1 << 24, IntVector.fromMemorySegment(I, a, p + 96, LE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, q + 96, LE))));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void leAI32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                leAI32Packed(a, ao + i * 4, b, bo + i * 4, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * I.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -4016,8 +5657,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void leAI32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            long q = bo + k * 128L;
+            IntVector r = z.blend(1, IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, q, LE)))
+                    .or(z.blend(1 << 8, IntVector.fromMemorySegment(I, a, p + 32, LE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, q + 32, LE))))
+                    .or(z.blend(1 << 16, IntVector.fromMemorySegment(I, a, p + 64, LE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, q + 64, LE))))
+                    .or(z.blend(1 << 24, IntVector.fromMemorySegment(I, a, p + 96, LE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, q + 96, LE))));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void eqAI32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                eqAI32Packed(a, ao + i * 4, b, bo + i * 4, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * I.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -4057,8 +5718,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void eqAI32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            long q = bo + k * 128L;
+            IntVector r = z.blend(1, IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, q, LE)))
+                    .or(z.blend(1 << 8, IntVector.fromMemorySegment(I, a, p + 32, LE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, q + 32, LE))))
+                    .or(z.blend(1 << 16, IntVector.fromMemorySegment(I, a, p + 64, LE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, q + 64, LE))))
+                    .or(z.blend(1 << 24, IntVector.fromMemorySegment(I, a, p + 96, LE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, q + 96, LE))));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void neAI32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                neAI32Packed(a, ao + i * 4, b, bo + i * 4, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * I.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -4098,8 +5779,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void neAI32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            long q = bo + k * 128L;
+            IntVector r = z.blend(1, IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, q, LE)))
+                    .or(z.blend(1 << 8, IntVector.fromMemorySegment(I, a, p + 32, LE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, q + 32, LE))))
+                    .or(z.blend(1 << 16, IntVector.fromMemorySegment(I, a, p + 64, LE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, q + 64, LE))))
+                    .or(z.blend(1 << 24, IntVector.fromMemorySegment(I, a, p + 96, LE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, q + 96, LE))));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void gtAI16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                gtAI16Packed(a, ao + i * 2, b, bo + i * 2, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (4 * S.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -4127,8 +5828,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void gtAI16Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ShortVector z = ShortVector.zero(S);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            ShortVector r = z.blend((short) 1, ShortVector.fromMemorySegment(S, a, p, LE).compare(VectorOperators.GT, ShortVector.fromMemorySegment(S, b, q, LE)))
+                    .or(z.blend((short) (1 << 8), ShortVector.fromMemorySegment(S, a, p + 32, LE).compare(VectorOperators.GT, ShortVector.fromMemorySegment(S, b, q + 32, LE))));
+            r.reinterpretAsBytes().rearrange(PACK_2).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void ltAI16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                ltAI16Packed(a, ao + i * 2, b, bo + i * 2, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (4 * S.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -4156,8 +5875,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void ltAI16Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ShortVector z = ShortVector.zero(S);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            ShortVector r = z.blend((short) 1, ShortVector.fromMemorySegment(S, a, p, LE).compare(VectorOperators.LT, ShortVector.fromMemorySegment(S, b, q, LE)))
+                    .or(z.blend((short) (1 << 8), ShortVector.fromMemorySegment(S, a, p + 32, LE).compare(VectorOperators.LT, ShortVector.fromMemorySegment(S, b, q + 32, LE))));
+            r.reinterpretAsBytes().rearrange(PACK_2).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void geAI16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                geAI16Packed(a, ao + i * 2, b, bo + i * 2, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (4 * S.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -4185,8 +5922,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void geAI16Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ShortVector z = ShortVector.zero(S);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            ShortVector r = z.blend((short) 1, ShortVector.fromMemorySegment(S, a, p, LE).compare(VectorOperators.GE, ShortVector.fromMemorySegment(S, b, q, LE)))
+                    .or(z.blend((short) (1 << 8), ShortVector.fromMemorySegment(S, a, p + 32, LE).compare(VectorOperators.GE, ShortVector.fromMemorySegment(S, b, q + 32, LE))));
+            r.reinterpretAsBytes().rearrange(PACK_2).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void leAI16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                leAI16Packed(a, ao + i * 2, b, bo + i * 2, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (4 * S.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -4214,8 +5969,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void leAI16Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ShortVector z = ShortVector.zero(S);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            ShortVector r = z.blend((short) 1, ShortVector.fromMemorySegment(S, a, p, LE).compare(VectorOperators.LE, ShortVector.fromMemorySegment(S, b, q, LE)))
+                    .or(z.blend((short) (1 << 8), ShortVector.fromMemorySegment(S, a, p + 32, LE).compare(VectorOperators.LE, ShortVector.fromMemorySegment(S, b, q + 32, LE))));
+            r.reinterpretAsBytes().rearrange(PACK_2).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void eqAI16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                eqAI16Packed(a, ao + i * 2, b, bo + i * 2, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (4 * S.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -4243,8 +6016,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void eqAI16Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ShortVector z = ShortVector.zero(S);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            ShortVector r = z.blend((short) 1, ShortVector.fromMemorySegment(S, a, p, LE).compare(VectorOperators.EQ, ShortVector.fromMemorySegment(S, b, q, LE)))
+                    .or(z.blend((short) (1 << 8), ShortVector.fromMemorySegment(S, a, p + 32, LE).compare(VectorOperators.EQ, ShortVector.fromMemorySegment(S, b, q + 32, LE))));
+            r.reinterpretAsBytes().rearrange(PACK_2).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void neAI16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                neAI16Packed(a, ao + i * 2, b, bo + i * 2, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (4 * S.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -4272,8 +6063,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void neAI16Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ShortVector z = ShortVector.zero(S);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            ShortVector r = z.blend((short) 1, ShortVector.fromMemorySegment(S, a, p, LE).compare(VectorOperators.NE, ShortVector.fromMemorySegment(S, b, q, LE)))
+                    .or(z.blend((short) (1 << 8), ShortVector.fromMemorySegment(S, a, p + 32, LE).compare(VectorOperators.NE, ShortVector.fromMemorySegment(S, b, q + 32, LE))));
+            r.reinterpretAsBytes().rearrange(PACK_2).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void gtAI8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                gtAI8Packed(a, ao + i * 1, b, bo + i * 1, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (2 * B.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -4295,8 +6104,25 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void gtAI8Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ByteVector z = ByteVector.zero(B);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 32L;
+            long q = bo + k * 32L;
+            ByteVector r = z.blend((byte) 1, ByteVector.fromMemorySegment(B, a, p, LE).compare(VectorOperators.GT, ByteVector.fromMemorySegment(B, b, q, LE)));
+            r.intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void ltAI8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                ltAI8Packed(a, ao + i * 1, b, bo + i * 1, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (2 * B.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -4318,8 +6144,25 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void ltAI8Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ByteVector z = ByteVector.zero(B);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 32L;
+            long q = bo + k * 32L;
+            ByteVector r = z.blend((byte) 1, ByteVector.fromMemorySegment(B, a, p, LE).compare(VectorOperators.LT, ByteVector.fromMemorySegment(B, b, q, LE)));
+            r.intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void geAI8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                geAI8Packed(a, ao + i * 1, b, bo + i * 1, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (2 * B.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -4341,8 +6184,25 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void geAI8Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ByteVector z = ByteVector.zero(B);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 32L;
+            long q = bo + k * 32L;
+            ByteVector r = z.blend((byte) 1, ByteVector.fromMemorySegment(B, a, p, LE).compare(VectorOperators.GE, ByteVector.fromMemorySegment(B, b, q, LE)));
+            r.intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void leAI8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                leAI8Packed(a, ao + i * 1, b, bo + i * 1, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (2 * B.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -4364,8 +6224,25 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void leAI8Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ByteVector z = ByteVector.zero(B);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 32L;
+            long q = bo + k * 32L;
+            ByteVector r = z.blend((byte) 1, ByteVector.fromMemorySegment(B, a, p, LE).compare(VectorOperators.LE, ByteVector.fromMemorySegment(B, b, q, LE)));
+            r.intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void eqAI8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                eqAI8Packed(a, ao + i * 1, b, bo + i * 1, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (2 * B.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -4387,8 +6264,25 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void eqAI8Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ByteVector z = ByteVector.zero(B);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 32L;
+            long q = bo + k * 32L;
+            ByteVector r = z.blend((byte) 1, ByteVector.fromMemorySegment(B, a, p, LE).compare(VectorOperators.EQ, ByteVector.fromMemorySegment(B, b, q, LE)));
+            r.intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void neAI8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                neAI8Packed(a, ao + i * 1, b, bo + i * 1, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (2 * B.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -4410,8 +6304,25 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void neAI8Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ByteVector z = ByteVector.zero(B);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 32L;
+            long q = bo + k * 32L;
+            ByteVector r = z.blend((byte) 1, ByteVector.fromMemorySegment(B, a, p, LE).compare(VectorOperators.NE, ByteVector.fromMemorySegment(B, b, q, LE)));
+            r.intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void gtAU64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                gtAU64Packed(a, ao + i * 8, b, bo + i * 8, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * L.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -4475,8 +6386,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void gtAU64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void ltAU64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                ltAU64Packed(a, ao + i * 8, b, bo + i * 8, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * L.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -4540,8 +6475,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void ltAU64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void geAU64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                geAU64Packed(a, ao + i * 8, b, bo + i * 8, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * L.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -4605,8 +6564,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void geAU64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void leAU64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                leAU64Packed(a, ao + i * 8, b, bo + i * 8, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * L.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -4670,8 +6653,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void leAU64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void eqAU64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                eqAU64Packed(a, ao + i * 8, b, bo + i * 8, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * L.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -4735,8 +6742,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void eqAU64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void neAU64(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                neAU64Packed(a, ao + i * 8, b, bo + i * 8, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (16 * L.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -4800,8 +6831,32 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void neAU64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void gtAU32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                gtAU32Packed(a, ao + i * 4, b, bo + i * 4, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * I.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -4841,8 +6896,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void gtAU32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            long q = bo + k * 128L;
+            IntVector r = z.blend(1, IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, q, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)))
+                    .or(z.blend(1 << 8, IntVector.fromMemorySegment(I, a, p + 32, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, q + 32, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE))))
+                    .or(z.blend(1 << 16, IntVector.fromMemorySegment(I, a, p + 64, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, q + 64, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE))))
+                    .or(z.blend(1 << 24, IntVector.fromMemorySegment(I, a, p + 96, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, q + 96, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE))));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void ltAU32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                ltAU32Packed(a, ao + i * 4, b, bo + i * 4, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * I.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -4882,8 +6957,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void ltAU32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            long q = bo + k * 128L;
+            IntVector r = z.blend(1, IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, q, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)))
+                    .or(z.blend(1 << 8, IntVector.fromMemorySegment(I, a, p + 32, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, q + 32, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE))))
+                    .or(z.blend(1 << 16, IntVector.fromMemorySegment(I, a, p + 64, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, q + 64, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE))))
+                    .or(z.blend(1 << 24, IntVector.fromMemorySegment(I, a, p + 96, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, q + 96, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE))));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void geAU32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                geAU32Packed(a, ao + i * 4, b, bo + i * 4, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * I.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -4923,8 +7018,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void geAU32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            long q = bo + k * 128L;
+            IntVector r = z.blend(1, IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, q, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)))
+                    .or(z.blend(1 << 8, IntVector.fromMemorySegment(I, a, p + 32, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, q + 32, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE))))
+                    .or(z.blend(1 << 16, IntVector.fromMemorySegment(I, a, p + 64, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, q + 64, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE))))
+                    .or(z.blend(1 << 24, IntVector.fromMemorySegment(I, a, p + 96, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, q + 96, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE))));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void leAU32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                leAU32Packed(a, ao + i * 4, b, bo + i * 4, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * I.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -4964,8 +7079,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void leAU32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            long q = bo + k * 128L;
+            IntVector r = z.blend(1, IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, q, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)))
+                    .or(z.blend(1 << 8, IntVector.fromMemorySegment(I, a, p + 32, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, q + 32, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE))))
+                    .or(z.blend(1 << 16, IntVector.fromMemorySegment(I, a, p + 64, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, q + 64, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE))))
+                    .or(z.blend(1 << 24, IntVector.fromMemorySegment(I, a, p + 96, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, q + 96, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE))));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void eqAU32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                eqAU32Packed(a, ao + i * 4, b, bo + i * 4, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * I.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -5005,8 +7140,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void eqAU32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            long q = bo + k * 128L;
+            IntVector r = z.blend(1, IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, q, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)))
+                    .or(z.blend(1 << 8, IntVector.fromMemorySegment(I, a, p + 32, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, q + 32, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE))))
+                    .or(z.blend(1 << 16, IntVector.fromMemorySegment(I, a, p + 64, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, q + 64, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE))))
+                    .or(z.blend(1 << 24, IntVector.fromMemorySegment(I, a, p + 96, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, q + 96, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE))));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void neAU32(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                neAU32Packed(a, ao + i * 4, b, bo + i * 4, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (8 * I.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -5046,8 +7201,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void neAU32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        IntVector z = IntVector.zero(I);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 128L;
+            long q = bo + k * 128L;
+            IntVector r = z.blend(1, IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, q, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)))
+                    .or(z.blend(1 << 8, IntVector.fromMemorySegment(I, a, p + 32, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, q + 32, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE))))
+                    .or(z.blend(1 << 16, IntVector.fromMemorySegment(I, a, p + 64, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, q + 64, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE))))
+                    .or(z.blend(1 << 24, IntVector.fromMemorySegment(I, a, p + 96, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, q + 96, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE))));
+            r.reinterpretAsBytes().rearrange(PACK_4).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void gtAU16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                gtAU16Packed(a, ao + i * 2, b, bo + i * 2, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (4 * S.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -5075,8 +7250,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void gtAU16Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ShortVector z = ShortVector.zero(S);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            ShortVector r = z.blend((short) 1, ShortVector.fromMemorySegment(S, a, p, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GT, ShortVector.fromMemorySegment(S, b, q, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)))
+                    .or(z.blend((short) (1 << 8), ShortVector.fromMemorySegment(S, a, p + 32, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GT, ShortVector.fromMemorySegment(S, b, q + 32, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE))));
+            r.reinterpretAsBytes().rearrange(PACK_2).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void ltAU16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                ltAU16Packed(a, ao + i * 2, b, bo + i * 2, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (4 * S.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -5104,8 +7297,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void ltAU16Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ShortVector z = ShortVector.zero(S);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            ShortVector r = z.blend((short) 1, ShortVector.fromMemorySegment(S, a, p, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LT, ShortVector.fromMemorySegment(S, b, q, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)))
+                    .or(z.blend((short) (1 << 8), ShortVector.fromMemorySegment(S, a, p + 32, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LT, ShortVector.fromMemorySegment(S, b, q + 32, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE))));
+            r.reinterpretAsBytes().rearrange(PACK_2).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void geAU16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                geAU16Packed(a, ao + i * 2, b, bo + i * 2, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (4 * S.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -5133,8 +7344,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void geAU16Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ShortVector z = ShortVector.zero(S);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            ShortVector r = z.blend((short) 1, ShortVector.fromMemorySegment(S, a, p, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GE, ShortVector.fromMemorySegment(S, b, q, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)))
+                    .or(z.blend((short) (1 << 8), ShortVector.fromMemorySegment(S, a, p + 32, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.GE, ShortVector.fromMemorySegment(S, b, q + 32, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE))));
+            r.reinterpretAsBytes().rearrange(PACK_2).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void leAU16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                leAU16Packed(a, ao + i * 2, b, bo + i * 2, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (4 * S.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -5162,8 +7391,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void leAU16Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ShortVector z = ShortVector.zero(S);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            ShortVector r = z.blend((short) 1, ShortVector.fromMemorySegment(S, a, p, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LE, ShortVector.fromMemorySegment(S, b, q, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)))
+                    .or(z.blend((short) (1 << 8), ShortVector.fromMemorySegment(S, a, p + 32, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.LE, ShortVector.fromMemorySegment(S, b, q + 32, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE))));
+            r.reinterpretAsBytes().rearrange(PACK_2).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void eqAU16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                eqAU16Packed(a, ao + i * 2, b, bo + i * 2, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (4 * S.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -5191,8 +7438,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void eqAU16Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ShortVector z = ShortVector.zero(S);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            ShortVector r = z.blend((short) 1, ShortVector.fromMemorySegment(S, a, p, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.EQ, ShortVector.fromMemorySegment(S, b, q, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)))
+                    .or(z.blend((short) (1 << 8), ShortVector.fromMemorySegment(S, a, p + 32, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.EQ, ShortVector.fromMemorySegment(S, b, q + 32, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE))));
+            r.reinterpretAsBytes().rearrange(PACK_2).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void neAU16(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                neAU16Packed(a, ao + i * 2, b, bo + i * 2, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (4 * S.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -5220,8 +7485,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void neAU16Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ShortVector z = ShortVector.zero(S);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            ShortVector r = z.blend((short) 1, ShortVector.fromMemorySegment(S, a, p, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.NE, ShortVector.fromMemorySegment(S, b, q, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE)))
+                    .or(z.blend((short) (1 << 8), ShortVector.fromMemorySegment(S, a, p + 32, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE).compare(VectorOperators.NE, ShortVector.fromMemorySegment(S, b, q + 32, LE).lanewise(VectorOperators.XOR, Short.MIN_VALUE))));
+            r.reinterpretAsBytes().rearrange(PACK_2).intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void gtAU8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                gtAU8Packed(a, ao + i * 1, b, bo + i * 1, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (2 * B.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -5243,8 +7526,25 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void gtAU8Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ByteVector z = ByteVector.zero(B);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 32L;
+            long q = bo + k * 32L;
+            ByteVector r = z.blend((byte) 1, ByteVector.fromMemorySegment(B, a, p, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.GT, ByteVector.fromMemorySegment(B, b, q, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)));
+            r.intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void ltAU8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                ltAU8Packed(a, ao + i * 1, b, bo + i * 1, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (2 * B.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -5266,8 +7566,25 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void ltAU8Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ByteVector z = ByteVector.zero(B);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 32L;
+            long q = bo + k * 32L;
+            ByteVector r = z.blend((byte) 1, ByteVector.fromMemorySegment(B, a, p, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.LT, ByteVector.fromMemorySegment(B, b, q, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)));
+            r.intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void geAU8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                geAU8Packed(a, ao + i * 1, b, bo + i * 1, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (2 * B.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -5289,8 +7606,25 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void geAU8Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ByteVector z = ByteVector.zero(B);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 32L;
+            long q = bo + k * 32L;
+            ByteVector r = z.blend((byte) 1, ByteVector.fromMemorySegment(B, a, p, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.GE, ByteVector.fromMemorySegment(B, b, q, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)));
+            r.intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void leAU8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                leAU8Packed(a, ao + i * 1, b, bo + i * 1, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (2 * B.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -5312,8 +7646,25 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void leAU8Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ByteVector z = ByteVector.zero(B);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 32L;
+            long q = bo + k * 32L;
+            ByteVector r = z.blend((byte) 1, ByteVector.fromMemorySegment(B, a, p, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.LE, ByteVector.fromMemorySegment(B, b, q, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)));
+            r.intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void eqAU8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                eqAU8Packed(a, ao + i * 1, b, bo + i * 1, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (2 * B.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -5335,8 +7686,25 @@ final class SimdMaskLoops implements SimdMaskKernels {
         }
     }
 
+    private static void eqAU8Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ByteVector z = ByteVector.zero(B);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 32L;
+            long q = bo + k * 32L;
+            ByteVector r = z.blend((byte) 1, ByteVector.fromMemorySegment(B, a, p, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.EQ, ByteVector.fromMemorySegment(B, b, q, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)));
+            r.intoMemorySegment(o, oo + k * 32L, LE);
+        }
+    }
+
     private static void neAU8(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, long n) {
         FaultMark.touch();
+        if (B.length() == 32) {
+            for (long i = 0, end = n & -64L; i < end; i += PART) {
+                neAU8Packed(a, ao + i * 1, b, bo + i * 1, o, oo + i, (int) (Math.min(end - i, PART) >>> 5));
+            }
+            return;
+        }
         if (2 * B.length() < 64) {
             for (long i = 0; i + 64 <= n; i += 64) {
                 long bits = 0;
@@ -5355,6 +7723,17 @@ final class SimdMaskLoops implements SimdMaskKernels {
                 bits |= ByteVector.fromMemorySegment(B, a, p + 1L * 1 * B.length(), LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.NE, ByteVector.fromMemorySegment(B, b, q + 1L * 1 * B.length(), LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)).toLong() << (1 * B.length());
             }
             spread(o, oo + i, bits);
+        }
+    }
+
+    private static void neAU8Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
+        FaultMark.touch();
+        ByteVector z = ByteVector.zero(B);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 32L;
+            long q = bo + k * 32L;
+            ByteVector r = z.blend((byte) 1, ByteVector.fromMemorySegment(B, a, p, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE).compare(VectorOperators.NE, ByteVector.fromMemorySegment(B, b, q, LE).lanewise(VectorOperators.XOR, Byte.MIN_VALUE)));
+            r.intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
