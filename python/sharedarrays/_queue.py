@@ -29,7 +29,7 @@ from ._errors import InvalidSegmentError, QueueAbandonedError, WaitTimeoutError
 from ._format import data_length
 from ._futex import SPIN_NANOS, Wait, Words
 from ._layout import BY_CODE, MASK64, QueueDescriptor as Q, SegmentDescriptor as D
-from ._pool import IN_QUEUE, Pool, Slot, _transitions, in_queue
+from ._pool import Pool, Slot, _transitions, in_queue
 from ._words import OnSegment, data_words, ns
 
 LEFT = Q.LEFT & MASK64
@@ -38,7 +38,6 @@ VIEW = 2
 _PENDING_TIMEOUT_NS = 1_000_000_000
 _queues: "weakref.WeakSet[Queue]" = weakref.WeakSet()
 _BODY = struct.Struct("<IIQQII")  # kind, ndim, id, index, dtype, handle length at CELL_KIND
-_TAG_MASK = (1 << 31) - 1
 _SLOW = object()  # what a short way returns when the step is the long way's
 
 
@@ -170,7 +169,7 @@ class Queue(OnSegment):
             self.tag = w.load64(Q.TAG_OFFSET)
         self._seg = arr._seg
         self._words = arr._seg.base + D.DATA_OFFSET
-        self._in_queue = IN_QUEUE | (self.tag & _TAG_MASK) << 32  # in_queue(tag, position) without the position
+        self._in_queue = in_queue(self.tag, 0)  # the owner word of a slot in flight here, but its position
         self._pools: dict[int, Pool] = {}
         self._owners: dict[int, tuple] = {}  # pool id: (its segment, its owner words' address, slots), for _native
         self._arrays: dict[int, SharedArray] = {}
