@@ -429,7 +429,7 @@ class Queue(OnSegment):
                 if _native.spin_while(self._words + Q.PUT_SEQ_OFFSET, seen,
                                       SPIN_NANOS if timeout_ns is None else min(SPIN_NANOS, timeout_ns)):
                     continue
-            wait = wait or Wait(timeout_ns)
+            wait = wait or Wait(timeout_ns, 0)  # no second spin: the one above was this wait's
             try:
                 # each pass looks at the deadline, as the long way's
                 if wait.expired() or not self._wait_for_change(w, wait, Q.PUT_SEQ_OFFSET, Q.PUT_WAITERS_OFFSET, seen,

@@ -199,20 +199,8 @@ public final class QueueBenchmark {
             long[] back = new long[ns.length];
             for (int i = 0; i < ns.length; i++) {
                 Thread.sleep(SILENCES[s][0]);
-                SharedNDArray<F64> a = pool.acquire(TIMEOUT);
-                a.setDouble(0, i);
-                long t0 = System.nanoTime();
-                q1.send(a, TIMEOUT);
-                SharedNDArray<F64> r = q2.receive(F64.TYPE, TIMEOUT);
-                long t1 = System.nanoTime();
-                long stamped = Double.doubleToRawLongBits(r.getDouble(1));
-                if (r.getDouble(0) != i) {
-                    throw new IllegalStateException("trip " + i + " came back holding " + r.getDouble(0));
-                }
-                r.close();
-                ns[i] = t1 - t0;
-                there[i] = stamped - t0;
-                back[i] = t1 - stamped;
+                ns[i] = trip(pool, q1, q2, i, there, i);
+                back[i] = ns[i] - there[i];
             }
             double[] p = percentiles(ns);
             out[s] = new double[] {p[0], p[1], p[2], percentiles(there)[0], percentiles(back)[0]};
@@ -238,6 +226,11 @@ public final class QueueBenchmark {
 
     /** Nanoseconds from send on q1 until receive on q2 returns the slot marked {@code mark}. */
     static long trip(ArrayPool<F64> pool, ArrayQueue q1, ArrayQueue q2, int mark) {
+        return trip(pool, q1, q2, mark, null, 0);
+    }
+
+    /** The same; with {@code there}, also there[at]: nanoseconds from send until the JVM worker's receive returned. */
+    private static long trip(ArrayPool<F64> pool, ArrayQueue q1, ArrayQueue q2, int mark, long[] there, int at) {
         SharedNDArray<F64> s = pool.acquire(TIMEOUT);
         s.setDouble(0, mark);
         long t0 = System.nanoTime();
@@ -246,6 +239,9 @@ public final class QueueBenchmark {
         long t1 = System.nanoTime();
         if (r.getDouble(0) != mark) {
             throw new IllegalStateException("trip " + mark + " came back holding " + r.getDouble(0));
+        }
+        if (there != null) {
+            there[at] = Double.doubleToRawLongBits(r.getDouble(1)) - t0;
         }
         r.close();
         return t1 - t0;
