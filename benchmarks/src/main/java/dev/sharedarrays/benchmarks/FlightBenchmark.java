@@ -24,6 +24,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
 /**
@@ -32,8 +34,9 @@ import java.util.stream.Stream;
  * processes on the same link, in the same run. JVM: A's queue pulled by B (DoGet queue/…, into
  * B's pool and queue) and A's queue forwarded to B (DoPut queue/…); every process a separate
  * one, each server the one {@code sharedarrays serve} runs. Each side runs one stream (JVM) or one
- * connection (pyarrow, a call per round) of rounds + 1 rounds of ~total-mb each; the figures are
- * the median and the best of the rounds after the first, which connects and warms up.
+ * connection (pyarrow, a call per round) in rounds of ~total-mb each; the figures are the median
+ * and the best of `rounds` rounds after the warm-up: pyarrow's first round (it connects), the
+ * JVM's rounds until the compilers of its JVMs were quiet for a round (at most {@link #WARMUP_MAX_NS}).
  *
  * <pre>bin/bench flight [--sizes-mb 1,64] [--total-mb 1024] [--rounds 8] [--loopback]</pre>
  * {@code --loopback} runs both "hosts" on 127.0.0.1 (no root needed).
@@ -41,6 +44,11 @@ import java.util.stream.Stream;
 public final class FlightBenchmark {
     private static final Duration LONG = Duration.ofSeconds(120);
     private static final int SLOTS = 8;
+    /** A JVM round counts as warm when the compiler threads of all its JVMs used at most this much CPU during it. */
+    private static final long QUIET_COMPILER_MS = 20;
+    /** The JVM's warm-up ends here, quiet or not; the feeding side has rounds for this long at 0.1 GB/s. */
+    private static final long WARMUP_MAX_NS = 30_000_000_000L;
+    private static final int WARMUP_MAX_ROUNDS = 60;
 
     private FlightBenchmark() {
     }
@@ -122,19 +130,21 @@ public final class FlightBenchmark {
                         "--token-file", tokenFile.toString()));
                 serverA.expect("serving");
                 serverB.expect("serving");
-                System.out.printf(Locale.ROOT, "Arrow Flight, host A -> host B %s; one stream each, %d rounds after a first, ~%d MiB per round%n",
+                System.out.printf(Locale.ROOT, "Arrow Flight, host A -> host B %s; one stream each, %d rounds after a warm-up (pyarrow: a round;"
+                        + " JVM: until its compilers are quiet), ~%d MiB per round%n",
                         loopback ? "(both on 127.0.0.1: --loopback)" : "(network namespaces joined by a veth pair)", rounds, totalMb);
-                System.out.printf(Locale.ROOT, "%-8s %-34s %21s %21s %14s%n", "", "", "bridge (JVM), GB/s", "pyarrow.flight, GB/s", "ratio");
-                System.out.printf(Locale.ROOT, "%-8s %-34s %10s %10s %10s %10s %7s %6s%n", "size", "direction (Flight call)",
-                        "median", "best", "median", "best", "median", "best");
+                System.out.printf(Locale.ROOT, "%-8s %-34s %21s %21s %14s %9s%n", "", "", "bridge (JVM), GB/s", "pyarrow.flight, GB/s", "ratio",
+                        "JVM");
+                System.out.printf(Locale.ROOT, "%-8s %-34s %10s %10s %10s %10s %7s %6s %9s%n", "size", "direction (Flight call)",
+                        "median", "best", "median", "best", "median", "best", "warm-up");
                 for (int mb : sizes) {
                     long bytes = (long) mb << 20;
                     int count = (int) Math.max(SLOTS, totalMb / mb);
                     String tag = "b" + mb + "-" + pid;
-                    double[] jvmGet = jvmGet(tag, bytes, count);
+                    Timed jvmGet = jvmGet(tag, bytes, count, serverA, serverB);
                     double[] pyGet = pyGet(bytes, count);
                     row(mb, "A's queue pulled by B (DoGet)", jvmGet, pyGet);
-                    double[] jvmPut = jvmPut(tag, bytes, count, jvmPortB);
+                    Timed jvmPut = jvmPut(tag, bytes, count, jvmPortB, serverA, serverB);
                     double[] pyPut = pyPut(bytes, count);
                     row(mb, "A's queue forwarded to B (DoPut)", jvmPut, pyPut);
                 }
@@ -169,11 +179,12 @@ public final class FlightBenchmark {
             }
         }
 
-        /** A row: the median and the best of each side's rounds (bytes/s), and their ratios. */
-        void row(int mb, String what, double[] jvm, double[] py) {
-            System.out.printf(Locale.ROOT, "%-8s %-34s %10.2f %10.2f %10.2f %10.2f %6.0f%% %5.0f%%%n", mb + " MiB", what,
+        /** A row: the median and the best of each side's rounds (bytes/s), their ratios, the JVM's warm-up. */
+        void row(int mb, String what, Timed timed, double[] py) {
+            double[] jvm = timed.rates();
+            System.out.printf(Locale.ROOT, "%-8s %-34s %10.2f %10.2f %10.2f %10.2f %6.0f%% %5.0f%% %7.1f s%n", mb + " MiB", what,
                     Stats.median(jvm) / 1e9, max(jvm) / 1e9, Stats.median(py) / 1e9, max(py) / 1e9, 100 * Stats.median(jvm) / Stats.median(py),
-                    100 * max(jvm) / max(py));
+                    100 * max(jvm) / max(py), timed.warmUpNanos() / 1e9);
             System.out.flush();
         }
 
@@ -194,27 +205,63 @@ public final class FlightBenchmark {
             must("ip", "-n", nsB, "link", "set", vethB, "up");
         }
 
-        /** A feeds one queue; B pulls it into its pool and queue in one stream: bytes/s of each round after the first. */
-        double[] jvmGet(String tag, long bytes, int count) throws Exception {
-            Child feed = start("A feed", nsA, dirA, java(FlightBenchmark.class.getName(), "--child", "feed", tag, "" + (rounds + 1), "" + count, "" + bytes));
+        /** A feeds one queue; B pulls it into its pool and queue in one stream: its rounds after the warm-up. */
+        Timed jvmGet(String tag, long bytes, int count, Child... servers) throws Exception {
+            Child feed = start("A feed", nsA, dirA, java(FlightBenchmark.class.getName(), "--child", "feed", tag,
+                    "" + (rounds + WARMUP_MAX_ROUNDS + 1), "" + count, "" + bytes));
             feed.expect("queue");
             Child drain = start("B drain", nsB, dirB, java(FlightBenchmark.class.getName(), "--child", "drain",
                     "grpc+tcp://" + ipA + ":8815", tag, "" + count, "" + bytes));
-            double[] r = rounds(drain, "round");
+            Timed r = warmRounds(drain, feed, servers);
             feed.expect("done");
+            drain.expect("done");
             return r;
         }
 
-        /** B holds one queue; A forwards into it in one stream: bytes/s of each round after the first, timed on B. */
-        double[] jvmPut(String tag, long bytes, int count, int port) throws Exception {
+        /** B holds one queue; A forwards into it in one stream: its rounds after the warm-up, timed on B. */
+        Timed jvmPut(String tag, long bytes, int count, int port, Child... servers) throws Exception {
             Child sink = start("B sink", nsB, dirB, java(FlightBenchmark.class.getName(), "--child", "sink", tag + "-in", "" + count, "" + bytes));
             sink.expect("queue");
             Child fwd = start("A forward", nsA, dirA, java(FlightBenchmark.class.getName(), "--child", "forward",
-                    "grpc+tcp://" + ipB + ":" + port, tag + "-in", "" + (rounds + 1), "" + count, "" + bytes));
-            double[] r = rounds(sink, "round");
+                    "grpc+tcp://" + ipB + ":" + port, tag + "-in", "" + (rounds + WARMUP_MAX_ROUNDS + 1), "" + count, "" + bytes));
+            Timed r = warmRounds(sink, fwd, servers);
             fwd.expect("sent");
             sink.expect("done");
             return r;
+        }
+
+        /** Bytes/s of a JVM stream's measured rounds and how long its warm-up took. */
+        record Timed(double[] rates, long warmUpNanos) {
+        }
+
+        /**
+         * The rounds `timed` prints ("round r bytes seconds"): the first (connecting), then rounds until one
+         * in which the compiler threads of every JVM of the stream used at most {@link #QUIET_COMPILER_MS}
+         * (the JIT of four JVMs keeps a core busy for seconds: not the steady state), then `rounds` measured
+         * ones; then the feeding side is told to end the stream.
+         */
+        Timed warmRounds(Child timed, Child feeding, Child... servers) throws InterruptedException {
+            long[] pids = Stream.concat(Stream.of(timed, feeding), Stream.of(servers)).mapToLong(c -> c.process.pid()).toArray();
+            timed.expect("round");
+            long start = System.nanoTime();
+            long compiled = CompilerTime.millis(pids);
+            while (System.nanoTime() - start < WARMUP_MAX_NS) {
+                timed.expect("round");
+                long c = CompilerTime.millis(pids);
+                boolean quiet = c - compiled <= QUIET_COMPILER_MS;
+                compiled = c;
+                if (quiet) {
+                    break;
+                }
+            }
+            long warmUp = System.nanoTime() - start;
+            double[] r = new double[rounds];
+            for (int i = 0; i < rounds; i++) {
+                String[] f = timed.expect("round").split(" ");
+                r[i] = Double.parseDouble(f[2]) / Double.parseDouble(f[3]);
+            }
+            feeding.say("stop");
+            return new Timed(r, warmUp);
         }
 
         /** Bytes/s of each of `rounds` lines "PREFIX r bytes seconds" after a first one (connecting, warming up). */
@@ -360,6 +407,16 @@ public final class FlightBenchmark {
             }
         }
 
+        /** A line on the child's stdin. */
+        void say(String line) {
+            try {
+                process.getOutputStream().write((line + "\n").getBytes(StandardCharsets.UTF_8));
+                process.getOutputStream().flush();
+            } catch (IOException e) {
+                throw new IllegalStateException(label + " took no input: " + e, e);
+            }
+        }
+
         @Override
         public void close() {
             process.destroy(); // SIGTERM: a server closes what it holds
@@ -404,14 +461,18 @@ public final class FlightBenchmark {
         return pool;
     }
 
-    /** Host A: queue `tag` ("queue" once made), rounds x count slots sent into it, then ended; waits until drained. */
+    /**
+     * Host A: queue `tag` ("queue" once made), at most rounds x count slots sent into it (fewer once
+     * "stop" comes on stdin), then ended; waits until drained.
+     */
     private static void feed(String tag, int rounds, int count, long bytes) throws InterruptedException {
         try (ArrayPool<F64> pool = filledPool(bytes);
              ArrayQueue q = ArrayQueue.create(SLOTS, CreateOptions.defaults().name(tag))) {
+            BooleanSupplier stopped = stopLine();
             // the puller starts on this line: the stream does not wait for its queue
             System.out.println("queue");
             System.out.flush();
-            for (long k = 0; k < (long) rounds * count; k++) {
+            for (long k = 0; k < (long) rounds * count && !stopped.getAsBoolean(); k++) {
                 q.send(pool.acquire(LONG), LONG);
             }
             q.end();
@@ -477,6 +538,7 @@ public final class FlightBenchmark {
             }
             pulled.join();
         }
+        System.out.println("done");
     }
 
     /** A slot, or what ended the forwarding if it ended while every slot was in flight. */
@@ -509,12 +571,32 @@ public final class FlightBenchmark {
         System.out.println("done");
     }
 
-    /** Host A: forwards rounds x count slots to B's queue `tag`, one stream (B times it). */
+    /** True once a line "stop" has come on stdin (read by a daemon thread). */
+    private static BooleanSupplier stopLine() {
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread t = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null && !line.equals("stop")) {
+                    // waiting
+                }
+                stop.set(line != null);
+            } catch (IOException e) {
+                // no stdin: the stream runs all its rounds
+            }
+        }, "stop-line");
+        t.setDaemon(true);
+        t.start();
+        return stop::get;
+    }
+
+    /** Host A: forwards at most rounds x count slots (fewer once "stop" comes on stdin) to B's queue `tag`, one stream (B times it). */
     private static void forward(String uri, String tag, int rounds, int count, long bytes) throws Exception {
         try (ArrayPool<F64> pool = filledPool(bytes);
              ArrayQueue local = ArrayQueue.create(SLOTS)) {
+            BooleanSupplier stopped = stopLine();
             CompletableFuture<Long> fwd = FlightBridge.forwardAsync(local, uri, tag, ClientOptions.defaults());
-            for (long k = 0; k < (long) rounds * count; k++) {
+            for (long k = 0; k < (long) rounds * count && !stopped.getAsBoolean(); k++) {
                 local.send(acquire(pool, fwd), LONG);
             }
             local.end();

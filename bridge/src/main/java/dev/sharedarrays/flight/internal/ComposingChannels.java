@@ -2,16 +2,20 @@ package dev.sharedarrays.flight.internal;
 
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.NettyServerBuilder;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.http2.Http2ConnectionHandler;
+import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.internal.SocketUtils;
 import java.nio.channels.SocketChannel;
@@ -24,8 +28,18 @@ import java.util.Map;
  * frame cut by a read, so about every read of a large message): the received bytes are then copied
  * once in this process, into the pool slot. The event loops are shared by all of this JVM's
  * bridge servers and clients, as gRPC's own defaults are.
+ *
+ * <p>Large messages move in large pieces: Netty's HTTP/2 flow controller writes only what the
+ * channel takes before it turns unwritable (64 KiB by default), so each 1 MiB message went out in
+ * 16 writes of a frame each, every one paying the TCP stack's push; the water mark lets it write a
+ * message or more at once (docs/BENCHMARKS.md, "Across hosts"). Each end also accepts frames of
+ * up to 1 MiB and reads up to 1 MiB a read.
  */
 public final class ComposingChannels {
+    private static final int MAX_FRAME = 1 << 20;
+    /** Bytes a connection may have queued for its socket before it is unwritable (and below which it is writable again). */
+    private static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(2 << 20, 4 << 20);
+    private static final AdaptiveRecvByteBufAllocator READS = new AdaptiveRecvByteBufAllocator(64, 64 << 10, 1 << 20);
     private static final EventLoopGroup BOSS = group("sharedarrays-flight-accept", 1);
     private static final EventLoopGroup WORKERS = group("sharedarrays-flight-io", 0);
 
@@ -37,11 +51,14 @@ public final class ComposingChannels {
     }
 
     static NettyChannelBuilder client(NettyChannelBuilder b) {
-        return b.channelFactory(Client::new).eventLoopGroup(WORKERS);
+        return b.channelFactory(Client::new).eventLoopGroup(WORKERS).withOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
+                .withOption(ChannelOption.RCVBUF_ALLOCATOR, READS);
     }
 
     static void server(NettyServerBuilder b) {
-        b.channelFactory(Server::new).bossEventLoopGroup(BOSS).workerEventLoopGroup(WORKERS);
+        b.channelFactory(Server::new).bossEventLoopGroup(BOSS).workerEventLoopGroup(WORKERS)
+                .withChildOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
+                .withChildOption(ChannelOption.RCVBUF_ALLOCATOR, READS);
     }
 
     /**
@@ -54,6 +71,9 @@ public final class ComposingChannels {
             for (Map.Entry<String, ChannelHandler> e : ctx.pipeline()) {
                 if (e.getValue() instanceof Http2ConnectionHandler h) {
                     h.setCumulator(ByteToMessageDecoder.COMPOSITE_CUMULATOR);
+                    ChannelHandlerContext hc = ctx.pipeline().context(h);
+                    h.encoder().writeSettings(hc, new Http2Settings().maxFrameSize(MAX_FRAME), hc.newPromise());
+                    hc.flush();
                     ctx.pipeline().remove(this);
                     break;
                 }

@@ -1,0 +1,48 @@
+package dev.sharedarrays.benchmarks;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * CPU time the JIT compiler threads of other JVMs have used, read from /proc (Linux): a benchmark
+ * whose figures come from child JVMs waits until their compilers are quiet, as one JVM waits on its
+ * own CompilationMXBean.
+ */
+final class CompilerTime {
+    /** Clock ticks a second of /proc's utime and stime (USER_HZ, 100 on Linux). */
+    private static final long TICKS_PER_SECOND = 100;
+
+    private CompilerTime() {
+    }
+
+    /** Milliseconds of CPU the "C1/C2 CompilerThread" threads of these processes used; 0 for one gone. */
+    static long millis(long... pids) {
+        long ticks = 0;
+        for (long pid : pids) {
+            try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task"))) {
+                for (Path t : tasks) {
+                    ticks += compilerTicks(t);
+                }
+            } catch (IOException | SecurityException e) {
+                // gone, or not Linux: counts as quiet
+            }
+        }
+        return ticks * 1000 / TICKS_PER_SECOND;
+    }
+
+    private static long compilerTicks(Path task) {
+        try {
+            if (!Files.readString(task.resolve("comm")).matches("C[12] CompilerThre.*\\s*")) {
+                return 0;
+            }
+            String stat = Files.readString(task.resolve("stat"));
+            // after "(comm)": state is field 3, utime 14 and stime 15
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+        } catch (IOException | RuntimeException e) {
+            return 0; // the thread ended
+        }
+    }
+}
