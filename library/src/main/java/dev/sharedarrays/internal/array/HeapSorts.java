@@ -4,7 +4,8 @@ import java.util.Arrays;
 
 /**
  * A long lane's heap sort over several threads, where there is no native sort to split into
- * buckets ({@link ParallelLaneSort}): each thread sorts a run with {@link Arrays#sort}, then the runs
+ * buckets ({@link ParallelLaneSort}): {@link RadixSort}'s sample sort over the threads; where its
+ * scratch finds no heap, each thread sorts a run with {@link Arrays#sort}, then the runs
  * are merged pairwise (one pass for two threads). {@link Arrays#parallelSort} would do this, but
  * sorts on one thread where the common pool has one worker, as on 2 cores. The order is
  * {@link Arrays#sort}'s: for doubles {@link Double#compare}'s (-0.0 before 0.0, NaNs last).
@@ -20,11 +21,22 @@ final class HeapSorts {
     }
 
     static void sort(double[] a, int parts) {
-        sortRuns(a, new double[a.length], a.length, parts, (lo, hi) -> Arrays.sort(a, lo, hi), HeapSorts::merge);
+        long[] keys = RadixSort.scratch(a.length);
+        long[] tmp = keys == null ? null : RadixSort.scratch(a.length);
+        if (tmp != null) {
+            RadixSort.sort(a, 0, a.length, keys, tmp, parts);
+        } else {
+            sortRuns(a, new double[a.length], a.length, parts, (lo, hi) -> Arrays.sort(a, lo, hi), HeapSorts::merge);
+        }
     }
 
     static void sort(long[] a, int parts) {
-        sortRuns(a, new long[a.length], a.length, parts, (lo, hi) -> Arrays.sort(a, lo, hi), HeapSorts::merge);
+        long[] tmp = RadixSort.scratch(a.length);
+        if (tmp != null) {
+            RadixSort.sort(a, 0, a.length, tmp, parts);
+        } else {
+            sortRuns(a, new long[a.length], a.length, parts, (lo, hi) -> Arrays.sort(a, lo, hi), HeapSorts::merge);
+        }
     }
 
     /** Sorts elements [lo, hi) of one array. */

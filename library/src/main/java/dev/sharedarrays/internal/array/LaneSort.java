@@ -14,8 +14,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 /**
  * Sorts every lane of one axis in place, ascending. A contiguous lane of 32- or 64-bit elements
  * is sorted where it lies by the JDK's AVX-512 quicksort ({@link JdkSimdSort}) where that is
- * available; any other lane is copied to a heap array, sorted with {@link Arrays#sort} and
- * copied back. Floats order as numpy's sort does: NaNs last (and -0.0 before 0.0, which numpy
+ * available; elsewhere a long contiguous lane of 64-bit elements is radix-sorted through heap keys
+ * ({@link RadixSort#sortWide}), and any other lane is copied to a heap array, sorted there
+ * ({@link RadixSort}, or {@link Arrays#sort} for a short lane) and copied back. Floats order as numpy's sort does: NaNs last (and -0.0 before 0.0, which numpy
  * leaves in any order); unsigned types by value (U64 past 2^63 too).
  */
 public final class LaneSort {
@@ -56,7 +57,10 @@ public final class LaneSort {
         long size = t.itemSize();
         MemorySegment copy = type != 0 && scratch != null ? scratch.apply(n * size) : null;
         // a heap segment (a small array, or a small scratch) goes the heap way
-        if (type != 0 && (copy == null ? s : copy).isNative()) {
+        boolean nativeWay = type != 0 && (copy == null ? s : copy).isNative();
+        long[] keys = !nativeWay && stride == 1 && size == 8 ? RadixSort.scratch(n) : null;
+        long[] keyScratch = keys == null ? null : RadixSort.scratch(n);
+        if (nativeWay) {
             lanes.rows((off, is, count) -> {
                 for (long j = 0; j < count; j++) {
                     MemorySegment lane = s.asSlice((off + j * is) * size, n * size);
@@ -69,14 +73,27 @@ public final class LaneSort {
                     }
                 }
             });
+        } else if (keyScratch != null) {
+            RadixSort.Kind kind = t == ElementType.F64 ? RadixSort.Kind.F64 : t.isUnsigned64() ? RadixSort.Kind.UNSIGNED : RadixSort.Kind.SIGNED;
+            int parts = parallel ? HeapSorts.parts() : 1;
+            lanes.rows((off, is, count) -> {
+                for (long j = 0; j < count; j++) {
+                    RadixSort.sortWide(kind, s, off + j * is, n, keys, keyScratch, parts);
+                }
+            });
         } else if (t.isFloatingPoint()) {
             double[] lane = new double[n];
+            boolean split = parallel && n >= ParallelLaneSort.MIN_CHUNK;
+            long[] laneKeys = split ? null : RadixSort.scratch(n);
+            long[] tmp = laneKeys == null ? null : RadixSort.scratch(n);
             lanes.rows((off, is, count) -> {
                 for (long j = 0; j < count; j++) {
                     long first = off + j * is;
                     Blocks.load(t, s, first, stride, n, lane);
-                    if (parallel && n >= ParallelLaneSort.MIN_CHUNK) {
+                    if (split) {
                         HeapSorts.sort(lane, HeapSorts.parts());
+                    } else if (tmp != null) {
+                        RadixSort.sort(lane, 0, n, laneKeys, tmp);
                     } else {
                         Arrays.sort(lane);
                     }
@@ -86,16 +103,18 @@ public final class LaneSort {
         } else {
             long[] lane = new long[n];
             long flip = t.isUnsigned64() ? Long.MIN_VALUE : 0;
+            boolean split = parallel && n >= ParallelLaneSort.MIN_CHUNK;
+            long[] tmp = split ? null : RadixSort.scratch(n);
             lanes.rows((off, is, count) -> {
                 for (long j = 0; j < count; j++) {
                     long first = off + j * is;
                     Blocks.load(t, s, first, stride, n, lane);
                     if (flip != 0) {
                         flip(lane, flip);
-                        heapSort(lane, parallel && n >= ParallelLaneSort.MIN_CHUNK);
+                        heapSort(lane, split, tmp);
                         flip(lane, flip);
                     } else {
-                        heapSort(lane, parallel && n >= ParallelLaneSort.MIN_CHUNK);
+                        heapSort(lane, split, tmp);
                     }
                     Blocks.store(t, s, first, stride, n, lane);
                 }
@@ -103,9 +122,11 @@ public final class LaneSort {
         }
     }
 
-    private static void heapSort(long[] lane, boolean parallel) {
+    private static void heapSort(long[] lane, boolean parallel, long[] tmp) {
         if (parallel) {
             HeapSorts.sort(lane, HeapSorts.parts());
+        } else if (tmp != null) {
+            RadixSort.sort(lane, 0, lane.length, tmp);
         } else {
             Arrays.sort(lane);
         }

@@ -1,0 +1,307 @@
+package dev.sharedarrays.internal.array;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+
+/**
+ * A least-significant-digit radix sort of a heap lane, for where there is no native sort
+ * ({@link LaneSort}): a CPU without AVX-512, where {@link Arrays#sort} is a scalar quicksort 6x
+ * slower than numpy's AVX2 sort on 16M doubles. Values become 64-bit keys that order as unsigned
+ * numbers; one pass counts every byte of every key, then one stable scatter per byte that is not
+ * the same in all keys. It needs a scratch lane as long as the range; below {@link #MIN_LENGTH}
+ * elements {@link Arrays#sort} is faster and is used. The order is Arrays.sort's: for doubles
+ * {@link Double#compare}'s (-0.0 before 0.0, NaNs last, each NaN's bits kept).
+ */
+final class RadixSort {
+    /** Shorter ranges are sorted by {@link Arrays#sort}. */
+    static final int MIN_LENGTH = 1 << 16;
+    private static final int DIGITS = 8;
+    private static final int RADIX = 256;
+    private static final long POSITIVE_INFINITY = 0x7ff0_0000_0000_0000L;
+
+    private RadixSort() {
+    }
+
+    /**
+     * A scratch lane of n elements for {@link #sort}, or null where Arrays.sort is used instead:
+     * n below {@link #MIN_LENGTH}, or no heap left for it (the in-place sort needs none).
+     */
+    static long[] scratch(int n) {
+        if (n < MIN_LENGTH) {
+            return null;
+        }
+        try {
+            return new long[n];
+        } catch (OutOfMemoryError e) {
+            return null;
+        }
+    }
+
+    /** Sorts a[from, to) ascending as signed longs through scratch[from, to). */
+    static void sort(long[] a, int from, int to, long[] scratch) {
+        sort(a, from, to, scratch, 1);
+    }
+
+    /** As {@link #sort(long[], int, int, long[])}, on up to {@code parts} threads ({@link #sortKeys}). */
+    static void sort(long[] a, int from, int to, long[] scratch, int parts) {
+        int n = to - from;
+        if (n < MIN_LENGTH) {
+            Arrays.sort(a, from, to);
+            return;
+        }
+        for (int i = from; i < to; i++) {
+            a[i] ^= Long.MIN_VALUE;
+        }
+        long[] sorted = sortKeys(a, from, n, scratch, parts);
+        for (int i = from; i < to; i++) {
+            a[i] = sorted[i] ^ Long.MIN_VALUE;
+        }
+    }
+
+    /** Sorts a[from, to) as {@link Arrays#sort} does, through keys[from, to) and scratch[from, to). */
+    static void sort(double[] a, int from, int to, long[] keys, long[] scratch) {
+        sort(a, from, to, keys, scratch, 1);
+    }
+
+    /** As {@link #sort(double[], int, int, long[], long[])}, on up to {@code parts} threads ({@link #sortKeys}). */
+    static void sort(double[] a, int from, int to, long[] keys, long[] scratch, int parts) {
+        int n = to - from;
+        if (n < MIN_LENGTH) {
+            Arrays.sort(a, from, to);
+            return;
+        }
+        // backwards: each NaN goes to the tail, at or past where it was read; the rest become keys
+        int m = 0;
+        int tail = to;
+        for (int i = to - 1; i >= from; i--) {
+            double v = a[i];
+            if (v != v) {
+                a[--tail] = v;
+            } else {
+                long bits = Double.doubleToRawLongBits(v);
+                keys[from + m++] = bits ^ ((bits >> 63) | Long.MIN_VALUE);
+            }
+        }
+        long[] sorted = sortKeys(keys, from, m, scratch, parts);
+        for (int i = from; i < from + m; i++) {
+            long k = sorted[i];
+            a[i] = Double.longBitsToDouble(k ^ ((~k >> 63) | Long.MIN_VALUE));
+        }
+    }
+
+    /**
+     * Sorts the n contiguous 64-bit elements at element {@code first} of s where they lie, as
+     * {@link LaneSort} orders them ({@code kind}: F64, signed or unsigned), through keys[0, n) and
+     * scratch[0, n), on up to {@code parts} threads: the elements go to the keys and come back
+     * without a heap lane between. s may be another process's mapping: its reads and writes are
+     * Java's, on this thread and {@link Parallel#each}'s (a fault comes back as an exception).
+     */
+    static void sortWide(Kind kind, MemorySegment s, long first, int n, long[] keys, long[] scratch, int parts) {
+        int p = Math.max(1, Math.min(parts, n / MIN_LENGTH));
+        boolean[] nan = new boolean[p];
+        Parallel.each(p, part -> nan[part] = toKeys(kind, s, first, keys, slice(n, p, part), slice(n, p, part + 1)));
+        int m = n;
+        for (boolean b : nan) {
+            if (b) {
+                m = nansLast(s, first, n, keys);
+                break;
+            }
+        }
+        int sortedCount = m;
+        long[] sorted = sortKeys(keys, 0, m, scratch, parts);
+        Parallel.each(p, part -> fromKeys(kind, sorted, s, first, slice(sortedCount, p, part), slice(sortedCount, p, part + 1)));
+    }
+
+    /** How {@link #sortWide}'s elements order. */
+    enum Kind { F64, SIGNED, UNSIGNED }
+
+    /** keys[from, to) from elements [first + from, first + to) of s; true if one was a NaN (its key is not one to sort). */
+    private static boolean toKeys(Kind kind, MemorySegment s, long first, long[] keys, int from, int to) {
+        long nans = 0;
+        switch (kind) {
+            case F64 -> {
+                for (int i = from; i < to; i++) {
+                    long bits = s.getAtIndex(JAVA_LONG_UNALIGNED, first + i);
+                    nans |= (bits & Long.MAX_VALUE) > POSITIVE_INFINITY ? 1 : 0;
+                    keys[i] = bits ^ ((bits >> 63) | Long.MIN_VALUE);
+                }
+            }
+            case SIGNED -> {
+                for (int i = from; i < to; i++) {
+                    keys[i] = s.getAtIndex(JAVA_LONG_UNALIGNED, first + i) ^ Long.MIN_VALUE;
+                }
+            }
+            case UNSIGNED -> MemorySegment.copy(s, JAVA_LONG_UNALIGNED, (first + from) * 8, keys, from, to - from);
+        }
+        return nans != 0;
+    }
+
+    /** Elements [first + from, first + to) of s from the sorted keys[from, to). */
+    private static void fromKeys(Kind kind, long[] keys, MemorySegment s, long first, int from, int to) {
+        switch (kind) {
+            case F64 -> {
+                for (int i = from; i < to; i++) {
+                    long k = keys[i];
+                    s.setAtIndex(JAVA_LONG_UNALIGNED, first + i, k ^ ((~k >> 63) | Long.MIN_VALUE));
+                }
+            }
+            case SIGNED -> {
+                for (int i = from; i < to; i++) {
+                    s.setAtIndex(JAVA_LONG_UNALIGNED, first + i, keys[i] ^ Long.MIN_VALUE);
+                }
+            }
+            case UNSIGNED -> MemorySegment.copy(keys, from, s, JAVA_LONG_UNALIGNED, (first + from) * 8, to - from);
+        }
+    }
+
+    /**
+     * Where the n doubles at first hold a NaN: backwards, each NaN goes to the tail of s (at or
+     * past where it was read, its bits kept) and every other element's key to keys[0, m); returns m.
+     */
+    private static int nansLast(MemorySegment s, long first, int n, long[] keys) {
+        int m = 0;
+        long tail = first + n;
+        for (long i = first + n - 1; i >= first; i--) {
+            long bits = s.getAtIndex(JAVA_LONG_UNALIGNED, i);
+            if ((bits & Long.MAX_VALUE) > POSITIVE_INFINITY) {
+                s.setAtIndex(JAVA_LONG_UNALIGNED, --tail, bits);
+            } else {
+                keys[m++] = bits ^ ((bits >> 63) | Long.MIN_VALUE);
+            }
+        }
+        return m;
+    }
+
+    /**
+     * Sorts keys[from, from + n) as unsigned longs through scratch[from, from + n) and returns the
+     * array that holds them sorted there. On more than one thread (parts, each at least
+     * {@link #MIN_LENGTH} keys), a sample sort: splitters from a sample cut the keys into one bucket
+     * a thread; the threads count their slice's keys a bucket, scatter them to their bucket's place
+     * in scratch, then each bucket is radix-sorted where it lies, with the same range of keys as its
+     * scratch. A merge of runs instead took a single-threaded pass over the lane.
+     */
+    private static long[] sortKeys(long[] keys, int from, int n, long[] scratch, int parts) {
+        int p = Math.min(parts, n / MIN_LENGTH);
+        if (p < 2) {
+            sortUnsigned(keys, from, n, scratch, from);
+            return keys;
+        }
+        long[] splitters = splitters(keys, from, n, p);
+        int[][] counts = new int[p][];
+        Parallel.each(p, part -> counts[part] = count(keys, from + slice(n, p, part), from + slice(n, p, part + 1), splitters));
+        // bucket b of slice s starts after all of buckets < b, then bucket b of the slices before s
+        int[][] starts = new int[p][p];
+        int[] bucketStart = new int[p + 1];
+        int at = from;
+        for (int b = 0; b < p; b++) {
+            bucketStart[b] = at;
+            for (int part = 0; part < p; part++) {
+                starts[part][b] = at;
+                at += counts[part][b];
+            }
+        }
+        bucketStart[p] = at;
+        Parallel.each(p, part -> scatter(keys, from + slice(n, p, part), from + slice(n, p, part + 1), splitters, scratch, starts[part]));
+        Parallel.each(p, b -> sortUnsigned(scratch, bucketStart[b], bucketStart[b + 1] - bucketStart[b], keys, bucketStart[b]));
+        return scratch;
+    }
+
+    private static int slice(int n, int parts, int part) {
+        return (int) ((long) n * part / parts);
+    }
+
+    /** parts - 1 splitters (as signed-order keys: key ^ MIN_VALUE), from a sorted sample spread evenly over the keys. */
+    private static long[] splitters(long[] keys, int from, int n, int parts) {
+        int samples = Math.min(n, 256 * parts);
+        long[] sample = new long[samples];
+        for (int i = 0; i < samples; i++) {
+            sample[i] = keys[from + (int) ((long) n * i / samples)] ^ Long.MIN_VALUE;
+        }
+        Arrays.sort(sample);
+        long[] splitters = new long[parts - 1];
+        for (int b = 1; b < parts; b++) {
+            splitters[b - 1] = sample[samples * b / parts];
+        }
+        return splitters;
+    }
+
+    /** The bucket of an (unsigned) key: how many splitters are at or below it. */
+    private static int bucket(long key, long[] splitters) {
+        long signed = key ^ Long.MIN_VALUE;
+        int b = 0;
+        for (long sp : splitters) {
+            b += signed >= sp ? 1 : 0;
+        }
+        return b;
+    }
+
+    private static int[] count(long[] keys, int from, int to, long[] splitters) {
+        int[] counts = new int[splitters.length + 1];
+        for (int i = from; i < to; i++) {
+            counts[bucket(keys[i], splitters)]++;
+        }
+        return counts;
+    }
+
+    /** Writes keys[from, to) to out, each at the next place of its bucket. */
+    private static void scatter(long[] keys, int from, int to, long[] splitters, long[] out, int[] starts) {
+        int[] next = starts.clone();
+        for (int i = from; i < to; i++) {
+            long v = keys[i];
+            out[next[bucket(v, splitters)]++] = v;
+        }
+    }
+
+    /** Sorts a[from, from + n) as unsigned longs through scratch[at, at + n). */
+    private static void sortUnsigned(long[] a, int from, int n, long[] scratch, int at) {
+        if (n < 2) {
+            return;
+        }
+        int[] counts = new int[DIGITS * RADIX];
+        long first = a[from];
+        long differ = 0;
+        for (int i = from; i < from + n; i++) {
+            long v = a[i];
+            differ |= v ^ first;
+            counts[(int) v & 0xff]++;
+            counts[RADIX + ((int) (v >>> 8) & 0xff)]++;
+            counts[2 * RADIX + ((int) (v >>> 16) & 0xff)]++;
+            counts[3 * RADIX + ((int) (v >>> 24) & 0xff)]++;
+            counts[4 * RADIX + ((int) (v >>> 32) & 0xff)]++;
+            counts[5 * RADIX + ((int) (v >>> 40) & 0xff)]++;
+            counts[6 * RADIX + ((int) (v >>> 48) & 0xff)]++;
+            counts[7 * RADIX + (int) (v >>> 56)]++;
+        }
+        long[] src = a;
+        int srcAt = from;
+        long[] dst = scratch;
+        int dstAt = at;
+        int[] next = new int[RADIX];
+        for (int d = 0; d < DIGITS; d++) {
+            int shift = 8 * d;
+            if (((differ >>> shift) & 0xff) == 0) {
+                continue; // every key has this byte: the pass would keep the order
+            }
+            int place = dstAt;
+            for (int b = 0; b < RADIX; b++) {
+                next[b] = place;
+                place += counts[d * RADIX + b];
+            }
+            for (int i = srcAt; i < srcAt + n; i++) {
+                long v = src[i];
+                dst[next[(int) (v >>> shift) & 0xff]++] = v;
+            }
+            long[] t = src;
+            src = dst;
+            dst = t;
+            int ta = srcAt;
+            srcAt = dstAt;
+            dstAt = ta;
+        }
+        if (src != a) {
+            System.arraycopy(src, srcAt, a, from, n);
+        }
+    }
+}

@@ -1,0 +1,138 @@
+package dev.sharedarrays.internal.array
+
+import io.kotest.core.spec.style.FunSpec
+import io.kotest.matchers.shouldBe
+import java.lang.foreign.Arena
+import java.lang.foreign.ValueLayout.JAVA_LONG
+import java.util.SplittableRandom
+
+/**
+ * The heap lanes' radix sort against Arrays.sort on the same values: every byte of a key varying or
+ * few of them (passes skipped), signed extremes, doubles with NaNs of both signs and any payload
+ * (kept, last), -0.0 before 0.0, infinities, sub-ranges of a larger array, lengths around the
+ * switch to Arrays.sort.
+ */
+class RadixSortTest : FunSpec({
+    val lengths = listOf(RadixSort.MIN_LENGTH - 1, RadixSort.MIN_LENGTH, RadixSort.MIN_LENGTH + 1, 200_003)
+
+    fun longs(n: Int, rnd: SplittableRandom, kind: Int): LongArray = LongArray(n) {
+        when (kind) {
+            0 -> rnd.nextLong() // every byte varies
+            1 -> rnd.nextLong(-300, 300) // high bytes all 0x00 or 0xff
+            2 -> 0x1234_0000_0000L + rnd.nextInt(1 shl 20) // three bytes vary, the rest are one value
+            else -> listOf(Long.MIN_VALUE, Long.MAX_VALUE, -1L, 0L, 1L)[rnd.nextInt(5)]
+        }
+    }
+
+    fun doubles(n: Int, rnd: SplittableRandom): DoubleArray = DoubleArray(n) {
+        if (rnd.nextInt(6) == 0) {
+            java.lang.Double.longBitsToDouble(
+                listOf(
+                    0x7ff8000000000000L or rnd.nextLong(1L shl 51),
+                    java.lang.Long.parseUnsignedLong("fff8000000000000", 16) or rnd.nextLong(1L shl 51),
+                    java.lang.Double.doubleToRawLongBits(Double.POSITIVE_INFINITY),
+                    java.lang.Double.doubleToRawLongBits(Double.NEGATIVE_INFINITY),
+                    0L, java.lang.Double.doubleToRawLongBits(-0.0),
+                    java.lang.Double.doubleToRawLongBits(Double.MIN_VALUE),
+                    java.lang.Double.doubleToRawLongBits(-Double.MIN_VALUE),
+                )[rnd.nextInt(8)],
+            )
+        } else if (rnd.nextBoolean()) {
+            rnd.nextDouble()
+        } else {
+            rnd.nextDouble(-1e300, 1e300)
+        }
+    }
+
+    /** The bits in order, the NaNs (a run at the end) as a sorted multiset of their bits. */
+    fun canonical(a: DoubleArray): List<Long> {
+        val bits = a.map { java.lang.Double.doubleToRawLongBits(it) }
+        val firstNaN = a.indexOfFirst { it.isNaN() }.let { if (it < 0) a.size else it }
+        a.drop(firstNaN).all { it.isNaN() } shouldBe true
+        return bits.take(firstNaN) + bits.drop(firstNaN).sorted()
+    }
+
+    test("longs sort as Arrays.sort sorts them, whole and as a range of a larger array") {
+        val rnd = SplittableRandom(7)
+        for (n in lengths) {
+            for (kind in 0..3) {
+                val a = longs(n, rnd, kind)
+                val expected = a.copyOf().also { java.util.Arrays.sort(it) }
+                RadixSort.sort(a, 0, n, LongArray(n))
+                a.toList() shouldBe expected.toList()
+
+                val big = longs(n + 20, rnd, kind)
+                val before = big.copyOf()
+                RadixSort.sort(big, 7, 7 + n, LongArray(n + 20))
+                big.copyOfRange(0, 7).toList() shouldBe before.copyOfRange(0, 7).toList()
+                big.copyOfRange(7 + n, n + 20).toList() shouldBe before.copyOfRange(7 + n, n + 20).toList()
+                big.copyOfRange(7, 7 + n).toList() shouldBe before.copyOfRange(7, 7 + n).also { java.util.Arrays.sort(it) }.toList()
+            }
+        }
+    }
+
+    test("doubles sort as Arrays.sort sorts them: -0.0 before 0.0, every NaN kept and last") {
+        val rnd = SplittableRandom(11)
+        for (n in lengths) {
+            val a = doubles(n, rnd)
+            val expected = a.copyOf().also { java.util.Arrays.sort(it) }
+            RadixSort.sort(a, 0, n, LongArray(n), LongArray(n))
+            canonical(a) shouldBe canonical(expected)
+
+            val big = doubles(n + 9, rnd)
+            val before = big.copyOf()
+            RadixSort.sort(big, 4, 4 + n, LongArray(n + 9), LongArray(n + 9))
+            canonical(big.copyOfRange(4, 4 + n)) shouldBe canonical(before.copyOfRange(4, 4 + n).also { java.util.Arrays.sort(it) })
+            big.copyOfRange(0, 4).map { java.lang.Double.doubleToRawLongBits(it) } shouldBe
+                before.copyOfRange(0, 4).map { java.lang.Double.doubleToRawLongBits(it) }
+        }
+    }
+
+    test("sortWide sorts 64-bit elements of a segment where they lie, on 1 and 2 threads, around a part it leaves alone") {
+        val rnd = SplittableRandom(17)
+        val n = 2 * RadixSort.MIN_LENGTH + 3
+        Arena.ofShared().use { arena ->
+            val seg = arena.allocate(8L * (n + 10), 8)
+            fun put(bits: LongArray) = bits.forEachIndexed { i, b -> seg.setAtIndex(JAVA_LONG, i.toLong(), b) }
+            fun get() = LongArray(n + 10) { seg.getAtIndex(JAVA_LONG, it.toLong()) }
+            for (parts in listOf(1, 2)) {
+                for (withNaNs in listOf(false, true)) {
+                    val d = doubles(n + 10, rnd).map { if (!withNaNs && it.isNaN()) 1.5 else it }.toDoubleArray()
+                    put(d.map { java.lang.Double.doubleToRawLongBits(it) }.toLongArray())
+                    RadixSort.sortWide(RadixSort.Kind.F64, seg, 5, n, LongArray(n), LongArray(n), parts)
+                    val got = get().map { java.lang.Double.longBitsToDouble(it) }.toDoubleArray()
+                    canonical(got.copyOfRange(5, 5 + n)) shouldBe canonical(d.copyOfRange(5, 5 + n).also { java.util.Arrays.sort(it) })
+                    (got.take(5) + got.drop(5 + n)).map { java.lang.Double.doubleToRawLongBits(it) } shouldBe
+                        (d.take(5) + d.drop(5 + n)).map { java.lang.Double.doubleToRawLongBits(it) }
+                }
+                for (kind in 0..3) {
+                    val l = longs(n + 10, rnd, kind)
+                    put(l)
+                    RadixSort.sortWide(RadixSort.Kind.SIGNED, seg, 5, n, LongArray(n), LongArray(n), parts)
+                    get().copyOfRange(5, 5 + n).toList() shouldBe l.copyOfRange(5, 5 + n).sorted()
+                    put(l)
+                    RadixSort.sortWide(RadixSort.Kind.UNSIGNED, seg, 5, n, LongArray(n), LongArray(n), parts)
+                    get().copyOfRange(5, 5 + n).toList() shouldBe l.copyOfRange(5, 5 + n).sortedWith { x, y -> java.lang.Long.compareUnsigned(x, y) }
+                    (get().take(5) + get().drop(5 + n)) shouldBe (l.take(5) + l.drop(5 + n))
+                }
+            }
+        }
+    }
+
+    test("the parallel heap sort (a sample sort into a bucket a thread, each radix-sorted) gives Arrays.sort's order") {
+        val rnd = SplittableRandom(13)
+        val n = 3 * RadixSort.MIN_LENGTH + 5
+        for (parts in listOf(2, 3)) {
+            val d = doubles(n, rnd)
+            val de = d.copyOf().also { java.util.Arrays.sort(it) }
+            HeapSorts.sort(d, parts)
+            canonical(d) shouldBe canonical(de)
+            for (kind in 0..3) { // kind 3: five values, so one bucket takes most keys
+                val l = longs(n, rnd, kind)
+                val le = l.copyOf().also { java.util.Arrays.sort(it) }
+                HeapSorts.sort(l, parts)
+                l.toList() shouldBe le.toList()
+            }
+        }
+    }
+})
