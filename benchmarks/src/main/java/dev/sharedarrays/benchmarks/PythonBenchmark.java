@@ -32,7 +32,6 @@ import java.util.regex.Pattern;
 public final class PythonBenchmark {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     private static final int WARMUP_TRIPS = 500;
-    private static final long WARMUP_NS = 2_000_000_000L;
     /** Within the Python side's spin (about 75 µs), and long after it: it sleeps on the futex. */
     private static final long[] PACES_NS = {20_000L, 1_000_000L};
     private static final int PACED_TRIPS = 1000;
@@ -76,7 +75,7 @@ public final class PythonBenchmark {
         System.out.printf("round trip of one f64 (N, 128, 128, 8) = N MiB array, p50 / p99 in µs: the sender stamps the clock, sends,%n"
                 + "the other process receives, reads element 0 and sends it back, the sender's receive returns.%n"
                 + "Ours: a slot of a 2-slot pool through queue q1 and back on q2 (JVM: %,d trips after >= %d and >= 2 s of%n"
-                + "warm-up; Python: up to %,d trips or --python-seconds per size). torch: a share_memory_() tensor through%n"
+                + "warm-up, until its JIT was quiet for 1 s; Python: up to %,d trips or --python-seconds per size). torch: a share_memory_() tensor through%n"
                 + "torch.multiprocessing queues. Ray: an ObjectRef to an actor that reads the array and returns the ref.%n%n",
                 iterations, WARMUP_TRIPS, iterations);
         System.out.printf("%6s %21s %21s %21s %21s %12s%n", "MiB", "JVM->Python->JVM", "Python->Python (ours)",
@@ -122,10 +121,8 @@ public final class PythonBenchmark {
             try {
                 for (int k = 0; k < sizesMb.length; k++) {
                     try (ArrayPool<F64> pool = ArrayPool.create(F64.TYPE, 2, sizesMb[k], 128, 128, 8)) {
-                        long end = System.nanoTime() + WARMUP_NS;
-                        for (int i = 0; i < WARMUP_TRIPS || System.nanoTime() < end; i++) {
-                            QueueBenchmark.trip(pool, q1, q2, -1 - (i & 0xffff));
-                        }
+                        // as long as the JIT works, the two ends may share a core (QueueBenchmark.warmUp)
+                        QueueBenchmark.warmUp(pool, q1, q2);
                         long[] ns = new long[iterations];
                         for (int i = 0; i < iterations; i++) {
                             ns[i] = QueueBenchmark.trip(pool, q1, q2, i);

@@ -158,7 +158,7 @@ public final class QueueBenchmark {
      * threads of the two JVMs keep one core busy, the scheduler runs both ends of the trip on the other, and a trip
      * costs two context switches (docs/BENCHMARKS.md, "Why a round trip was bimodal"): not the steady state.
      */
-    private static void warmUp(ArrayPool<F64> pool, ArrayQueue q1, ArrayQueue q2) {
+    static void warmUp(ArrayPool<F64> pool, ArrayQueue q1, ArrayQueue q2) {
         java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
         boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
         long start = System.nanoTime();
