@@ -4,26 +4,38 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
- * CPU time the JIT compiler threads of other JVMs have used, read from /proc (Linux): a benchmark
- * whose figures come from child JVMs waits until their compilers are quiet, as one JVM waits on its
- * own CompilationMXBean.
+ * CPU time the JIT compiler threads of other JVMs use, read from /proc (Linux): a benchmark whose
+ * figures come from child JVMs waits until their compilers are quiet, as one JVM waits on its own
+ * CompilationMXBean. Compiler threads come and go (the JVM starts and ends them as its queue
+ * grows and empties), so each thread's time is kept by its id and only what it added counts.
  */
 final class CompilerTime {
     /** Clock ticks a second of /proc's utime and stime (USER_HZ, 100 on Linux). */
     private static final long TICKS_PER_SECOND = 100;
 
-    private CompilerTime() {
+    private final long[] pids;
+    private final Map<String, Long> seen = new HashMap<>();
+
+    CompilerTime(long... pids) {
+        this.pids = pids;
+        added();
     }
 
-    /** Milliseconds of CPU the "C1/C2 CompilerThread" threads of these processes used; 0 for one gone. */
-    static long millis(long... pids) {
+    /** Milliseconds of CPU the "C1/C2 CompilerThread" threads of the processes used since the last call (or since made). */
+    long added() {
         long ticks = 0;
         for (long pid : pids) {
             try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task"))) {
                 for (Path t : tasks) {
-                    ticks += compilerTicks(t);
+                    long now = compilerTicks(t);
+                    if (now > 0) {
+                        Long before = seen.put(pid + "/" + t.getFileName(), now);
+                        ticks += now - (before == null ? 0 : before);
+                    }
                 }
             } catch (IOException | SecurityException e) {
                 // gone, or not Linux: counts as quiet

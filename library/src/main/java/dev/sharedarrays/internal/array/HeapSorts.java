@@ -21,19 +21,18 @@ final class HeapSorts {
     }
 
     static void sort(double[] a, int parts) {
-        long[] keys = RadixSort.scratch(a.length);
-        long[] tmp = keys == null ? null : RadixSort.scratch(a.length);
-        if (tmp != null) {
-            RadixSort.sort(a, 0, a.length, keys, tmp, parts);
+        long[][] keys = RadixSort.scratch(a.length, 2);
+        if (keys != null) {
+            RadixSort.sort(a, 0, a.length, keys[0], keys[1], parts);
         } else {
             sortRuns(a, new double[a.length], a.length, parts, (lo, hi) -> Arrays.sort(a, lo, hi), HeapSorts::merge);
         }
     }
 
     static void sort(long[] a, int parts) {
-        long[] tmp = RadixSort.scratch(a.length);
+        long[][] tmp = RadixSort.scratch(a.length, 1);
         if (tmp != null) {
-            RadixSort.sort(a, 0, a.length, tmp, parts);
+            RadixSort.sort(a, 0, a.length, tmp[0], parts);
         } else {
             sortRuns(a, new long[a.length], a.length, parts, (lo, hi) -> Arrays.sort(a, lo, hi), HeapSorts::merge);
         }

@@ -58,8 +58,7 @@ public final class LaneSort {
         MemorySegment copy = type != 0 && scratch != null ? scratch.apply(n * size) : null;
         // a heap segment (a small array, or a small scratch) goes the heap way
         boolean nativeWay = type != 0 && (copy == null ? s : copy).isNative();
-        long[] keys = !nativeWay && stride == 1 && size == 8 ? RadixSort.scratch(n) : null;
-        long[] keyScratch = keys == null ? null : RadixSort.scratch(n);
+        long[][] keys = !nativeWay && stride == 1 && size == 8 ? RadixSort.scratch(n, 2) : null;
         if (nativeWay) {
             lanes.rows((off, is, count) -> {
                 for (long j = 0; j < count; j++) {
@@ -73,27 +72,26 @@ public final class LaneSort {
                     }
                 }
             });
-        } else if (keyScratch != null) {
+        } else if (keys != null) {
             RadixSort.Kind kind = t == ElementType.F64 ? RadixSort.Kind.F64 : t.isUnsigned64() ? RadixSort.Kind.UNSIGNED : RadixSort.Kind.SIGNED;
             int parts = parallel ? HeapSorts.parts() : 1;
             lanes.rows((off, is, count) -> {
                 for (long j = 0; j < count; j++) {
-                    RadixSort.sortWide(kind, s, off + j * is, n, keys, keyScratch, parts);
+                    RadixSort.sortWide(kind, s, off + j * is, n, keys[0], keys[1], parts);
                 }
             });
         } else if (t.isFloatingPoint()) {
             double[] lane = new double[n];
             boolean split = parallel && n >= ParallelLaneSort.MIN_CHUNK;
-            long[] laneKeys = split ? null : RadixSort.scratch(n);
-            long[] tmp = laneKeys == null ? null : RadixSort.scratch(n);
+            long[][] laneKeys = split ? null : RadixSort.scratch(n, 2);
             lanes.rows((off, is, count) -> {
                 for (long j = 0; j < count; j++) {
                     long first = off + j * is;
                     Blocks.load(t, s, first, stride, n, lane);
                     if (split) {
                         HeapSorts.sort(lane, HeapSorts.parts());
-                    } else if (tmp != null) {
-                        RadixSort.sort(lane, 0, n, laneKeys, tmp);
+                    } else if (laneKeys != null) {
+                        RadixSort.sort(lane, 0, n, laneKeys[0], laneKeys[1]);
                     } else {
                         Arrays.sort(lane);
                     }
@@ -104,7 +102,7 @@ public final class LaneSort {
             long[] lane = new long[n];
             long flip = t.isUnsigned64() ? Long.MIN_VALUE : 0;
             boolean split = parallel && n >= ParallelLaneSort.MIN_CHUNK;
-            long[] tmp = split ? null : RadixSort.scratch(n);
+            long[][] tmp = split ? null : RadixSort.scratch(n, 1);
             lanes.rows((off, is, count) -> {
                 for (long j = 0; j < count; j++) {
                     long first = off + j * is;
@@ -122,11 +120,11 @@ public final class LaneSort {
         }
     }
 
-    private static void heapSort(long[] lane, boolean parallel, long[] tmp) {
+    private static void heapSort(long[] lane, boolean parallel, long[][] tmp) {
         if (parallel) {
             HeapSorts.sort(lane, HeapSorts.parts());
         } else if (tmp != null) {
-            RadixSort.sort(lane, 0, lane.length, tmp);
+            RadixSort.sort(lane, 0, lane.length, tmp[0]);
         } else {
             Arrays.sort(lane);
         }

@@ -25,18 +25,21 @@ final class RadixSort {
     }
 
     /**
-     * A scratch lane of n elements for {@link #sort}, or null where Arrays.sort is used instead:
-     * n below {@link #MIN_LENGTH}, or no heap left for it (the in-place sort needs none).
+     * {@code count} scratch lanes of n elements each for {@link #sort} and {@link #sortWide}, or null
+     * where Arrays.sort is used instead: n below {@link #MIN_LENGTH}, or the lanes and one more (the
+     * lane itself) over half of the heap's maximum. The heap's size is looked at, not tried: an
+     * OutOfMemoryError, even one caught, runs the JVM's -XX:OnOutOfMemoryError action (which may kill
+     * the process); its use now is not, since garbage not yet collected counts in it.
      */
-    static long[] scratch(int n) {
-        if (n < MIN_LENGTH) {
+    static long[][] scratch(int n, int count) {
+        if (n < MIN_LENGTH || 8L * n * (count + 1) > Runtime.getRuntime().maxMemory() / 2) {
             return null;
         }
-        try {
-            return new long[n];
-        } catch (OutOfMemoryError e) {
-            return null;
+        long[][] lanes = new long[count][];
+        for (int i = 0; i < count; i++) {
+            lanes[i] = new long[n];
         }
+        return lanes;
     }
 
     /** Sorts a[from, to) ascending as signed longs through scratch[from, to). */

@@ -20,7 +20,9 @@ class RadixSortTest : FunSpec({
             0 -> rnd.nextLong() // every byte varies
             1 -> rnd.nextLong(-300, 300) // high bytes all 0x00 or 0xff
             2 -> 0x1234_0000_0000L + rnd.nextInt(1 shl 20) // three bytes vary, the rest are one value
-            else -> listOf(Long.MIN_VALUE, Long.MAX_VALUE, -1L, 0L, 1L)[rnd.nextInt(5)]
+            3 -> listOf(Long.MIN_VALUE, Long.MAX_VALUE, -1L, 0L, 1L)[rnd.nextInt(5)]
+            4 -> (rnd.nextLong(256) shl 56) or rnd.nextLong(256) // bytes 0 and 7 vary: the passes between are skipped
+            else -> 42L // all equal: no pass at all
         }
     }
 
@@ -55,7 +57,7 @@ class RadixSortTest : FunSpec({
     test("longs sort as Arrays.sort sorts them, whole and as a range of a larger array") {
         val rnd = SplittableRandom(7)
         for (n in lengths) {
-            for (kind in 0..3) {
+            for (kind in 0..5) {
                 val a = longs(n, rnd, kind)
                 val expected = a.copyOf().also { java.util.Arrays.sort(it) }
                 RadixSort.sort(a, 0, n, LongArray(n))
@@ -90,7 +92,7 @@ class RadixSortTest : FunSpec({
 
     test("sortWide sorts 64-bit elements of a segment where they lie, on 1 and 2 threads, around a part it leaves alone") {
         val rnd = SplittableRandom(17)
-        val n = 2 * RadixSort.MIN_LENGTH + 3
+        val n = 3 * RadixSort.MIN_LENGTH + 3 // with a NaN in six, the keys are still over two threads' worth
         Arena.ofShared().use { arena ->
             val seg = arena.allocate(8L * (n + 10), 8)
             fun put(bits: LongArray) = bits.forEachIndexed { i, b -> seg.setAtIndex(JAVA_LONG, i.toLong(), b) }
@@ -105,7 +107,7 @@ class RadixSortTest : FunSpec({
                     (got.take(5) + got.drop(5 + n)).map { java.lang.Double.doubleToRawLongBits(it) } shouldBe
                         (d.take(5) + d.drop(5 + n)).map { java.lang.Double.doubleToRawLongBits(it) }
                 }
-                for (kind in 0..3) {
+                for (kind in 0..5) {
                     val l = longs(n + 10, rnd, kind)
                     put(l)
                     RadixSort.sortWide(RadixSort.Kind.SIGNED, seg, 5, n, LongArray(n), LongArray(n), parts)
@@ -119,6 +121,36 @@ class RadixSortTest : FunSpec({
         }
     }
 
+    test("doubles all NaN, all NaN but one, and all one value sort (on the heap and in a segment, 1 and 2 threads)") {
+        val n = 2 * RadixSort.MIN_LENGTH + 1
+        val nan = java.lang.Double.longBitsToDouble(0x7ff8_0000_0000_0001L)
+        val negativeNaN = java.lang.Double.longBitsToDouble(java.lang.Long.parseUnsignedLong("fff8000000000002", 16))
+        val cases = listOf(
+            DoubleArray(n) { if (it % 2 == 0) nan else negativeNaN },
+            DoubleArray(n) { if (it == n / 2) -3.0 else nan },
+            DoubleArray(n) { 2.5 },
+        )
+        Arena.ofShared().use { arena ->
+            val seg = arena.allocate(8L * n, 8)
+            for (d in cases) {
+                val expected = canonical(d.copyOf().also { java.util.Arrays.sort(it) })
+                canonical(d.copyOf().also { RadixSort.sort(it, 0, n, LongArray(n), LongArray(n)) }) shouldBe expected
+                for (parts in listOf(1, 2)) {
+                    d.forEachIndexed { i, v -> seg.setAtIndex(JAVA_LONG, i.toLong(), java.lang.Double.doubleToRawLongBits(v)) }
+                    RadixSort.sortWide(RadixSort.Kind.F64, seg, 0, n, LongArray(n), LongArray(n), parts)
+                    canonical(DoubleArray(n) { java.lang.Double.longBitsToDouble(seg.getAtIndex(JAVA_LONG, it.toLong())) }) shouldBe expected
+                }
+            }
+        }
+    }
+
+    test("scratch lanes only for long lanes, each of the lane's length") {
+        RadixSort.scratch(RadixSort.MIN_LENGTH - 1, 2) shouldBe null
+        val lanes = RadixSort.scratch(RadixSort.MIN_LENGTH, 2)!!
+        lanes.map { it.size } shouldBe listOf(RadixSort.MIN_LENGTH, RadixSort.MIN_LENGTH)
+        RadixSort.scratch(Int.MAX_VALUE - 8, 2) shouldBe null // 48 GiB: over half of any test JVM's heap
+    }
+
     test("the parallel heap sort (a sample sort into a bucket a thread, each radix-sorted) gives Arrays.sort's order") {
         val rnd = SplittableRandom(13)
         val n = 3 * RadixSort.MIN_LENGTH + 5
@@ -127,7 +159,7 @@ class RadixSortTest : FunSpec({
             val de = d.copyOf().also { java.util.Arrays.sort(it) }
             HeapSorts.sort(d, parts)
             canonical(d) shouldBe canonical(de)
-            for (kind in 0..3) { // kind 3: five values, so one bucket takes most keys
+            for (kind in 0..5) { // kind 3: five values, so one bucket takes most keys; kind 5: one value
                 val l = longs(n, rnd, kind)
                 val le = l.copyOf().also { java.util.Arrays.sort(it) }
                 HeapSorts.sort(l, parts)
