@@ -31,7 +31,6 @@ import java.util.regex.Pattern;
  */
 public final class PythonBenchmark {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
-    private static final int WARMUP_TRIPS = 500;
     /** Within the Python side's spin (about 75 µs), and long after it: it sleeps on the futex. */
     private static final long[] PACES_NS = {20_000L, 1_000_000L};
     private static final int PACED_TRIPS = 1000;
@@ -77,7 +76,7 @@ public final class PythonBenchmark {
                 + "Ours: a slot of a 2-slot pool through queue q1 and back on q2 (JVM: %,d trips after >= %d and >= 2 s of%n"
                 + "warm-up, until its JIT was quiet for 1 s; Python: up to %,d trips or --python-seconds per size). torch: a share_memory_() tensor through%n"
                 + "torch.multiprocessing queues. Ray: an ObjectRef to an actor that reads the array and returns the ref.%n%n",
-                iterations, WARMUP_TRIPS, iterations);
+                iterations, QueueBenchmark.ROUND_TRIP_WARMUP, iterations);
         System.out.printf("%6s %21s %21s %21s %21s %12s%n", "MiB", "JVM->Python->JVM", "Python->Python (ours)",
                 "torch.mp tensor", "Ray actor ObjectRef", "torch/JVM-Py");
         for (int k = 0; k < sizes.length; k++) {

@@ -35,7 +35,7 @@ public final class QueueBenchmark {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
     /** The worker idles while we create the next pool: reserving gigabytes takes a while. */
     private static final Duration IDLE = Duration.ofMinutes(10);
-    private static final int ROUND_TRIP_WARMUP = 500;
+    static final int ROUND_TRIP_WARMUP = 500;
     /** Each measurement first runs this long: the JITs of both JVMs need about 1.5 s on 2 cores. */
     private static final long WARMUP_NS = 2_000_000_000L;
     private static final long THROUGHPUT_NS = 2_000_000_000L;

@@ -4,7 +4,6 @@ import dev.sharedarrays.internal.kernel.ElementType;
 import dev.sharedarrays.internal.os.JdkSimdSort;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinTask;
@@ -123,18 +122,8 @@ public final class ParallelLaneSort {
             tasks.add(() -> counts[part] = count(work, from, to, splitters, wide, floating));
         }
         run(tasks);
-        // bucket b of part p starts after all of buckets < b, then bucket b of the parts before p
-        long[][] starts = new long[parts][k];
-        long[] bucketStart = new long[k + 1];
-        long at = 0;
-        for (int b = 0; b < k; b++) {
-            bucketStart[b] = at;
-            for (int p = 0; p < parts; p++) {
-                starts[p][b] = at;
-                at += counts[p][b];
-            }
-        }
-        bucketStart[k] = at;
+        long[][] starts = SampleSplit.starts(counts, 0);
+        long[] bucketStart = starts[parts];
         tasks.clear();
         for (int p = 0; p < parts; p++) {
             int part = p;
@@ -193,21 +182,7 @@ public final class ParallelLaneSort {
         for (int i = 0; i < samples; i++) {
             sample[i] = key(s, (long) m * i / samples, wide, floating);
         }
-        Arrays.sort(sample);
-        long[] splitters = new long[buckets - 1];
-        for (int b = 1; b < buckets; b++) {
-            splitters[b - 1] = sample[samples * b / buckets];
-        }
-        return splitters;
-    }
-
-    /** The bucket of key: how many splitters are at or below it. */
-    private static int bucket(long key, long[] splitters) {
-        int b = 0;
-        for (long sp : splitters) {
-            b += key >= sp ? 1 : 0;
-        }
-        return b;
+        return SampleSplit.splitters(sample, buckets);
     }
 
     private static long[] count(MemorySegment s, long from, long to, long[] splitters, boolean wide, boolean floating) {
@@ -229,7 +204,7 @@ public final class ParallelLaneSort {
             return counts;
         }
         for (long i = from; i < to; i++) {
-            counts[bucket(key(s, i, wide, floating), splitters)]++;
+            counts[SampleSplit.bucket(key(s, i, wide, floating), splitters)]++;
         }
         return counts;
     }
@@ -264,12 +239,12 @@ public final class ParallelLaneSort {
         if (wide) {
             for (long i = from; i < to; i++) {
                 long v = s.getAtIndex(JAVA_LONG, i);
-                out.setAtIndex(JAVA_LONG, at[bucket(key64(v, floating), splitters)]++, v);
+                out.setAtIndex(JAVA_LONG, at[SampleSplit.bucket(key64(v, floating), splitters)]++, v);
             }
         } else {
             for (long i = from; i < to; i++) {
                 int v = s.getAtIndex(JAVA_INT, i);
-                out.setAtIndex(JAVA_INT, at[bucket(key32(v, floating), splitters)]++, v);
+                out.setAtIndex(JAVA_INT, at[SampleSplit.bucket(key32(v, floating), splitters)]++, v);
             }
         }
     }

@@ -192,22 +192,12 @@ final class RadixSort {
             return keys;
         }
         long[] splitters = splitters(keys, from, n, p);
-        int[][] counts = new int[p][];
+        long[][] counts = new long[p][];
         Parallel.each(p, part -> counts[part] = count(keys, from + slice(n, p, part), from + slice(n, p, part + 1), splitters));
-        // bucket b of slice s starts after all of buckets < b, then bucket b of the slices before s
-        int[][] starts = new int[p][p];
-        int[] bucketStart = new int[p + 1];
-        int at = from;
-        for (int b = 0; b < p; b++) {
-            bucketStart[b] = at;
-            for (int part = 0; part < p; part++) {
-                starts[part][b] = at;
-                at += counts[part][b];
-            }
-        }
-        bucketStart[p] = at;
+        long[][] starts = SampleSplit.starts(counts, from);
         Parallel.each(p, part -> scatter(keys, from + slice(n, p, part), from + slice(n, p, part + 1), splitters, scratch, starts[part]));
-        Parallel.each(p, b -> sortUnsigned(scratch, bucketStart[b], bucketStart[b + 1] - bucketStart[b], keys, bucketStart[b]));
+        long[] bucketStart = starts[p];
+        Parallel.each(p, b -> sortUnsigned(scratch, (int) bucketStart[b], (int) (bucketStart[b + 1] - bucketStart[b]), keys, (int) bucketStart[b]));
         return scratch;
     }
 
@@ -215,45 +205,30 @@ final class RadixSort {
         return (int) ((long) n * part / parts);
     }
 
-    /** parts - 1 splitters (as signed-order keys: key ^ MIN_VALUE), from a sorted sample spread evenly over the keys. */
+    /** parts - 1 splitters (as signed-order keys: key ^ MIN_VALUE), from a sample spread evenly over the keys. */
     private static long[] splitters(long[] keys, int from, int n, int parts) {
         int samples = Math.min(n, 256 * parts);
         long[] sample = new long[samples];
         for (int i = 0; i < samples; i++) {
             sample[i] = keys[from + (int) ((long) n * i / samples)] ^ Long.MIN_VALUE;
         }
-        Arrays.sort(sample);
-        long[] splitters = new long[parts - 1];
-        for (int b = 1; b < parts; b++) {
-            splitters[b - 1] = sample[samples * b / parts];
-        }
-        return splitters;
+        return SampleSplit.splitters(sample, parts);
     }
 
-    /** The bucket of an (unsigned) key: how many splitters are at or below it. */
-    private static int bucket(long key, long[] splitters) {
-        long signed = key ^ Long.MIN_VALUE;
-        int b = 0;
-        for (long sp : splitters) {
-            b += signed >= sp ? 1 : 0;
-        }
-        return b;
-    }
-
-    private static int[] count(long[] keys, int from, int to, long[] splitters) {
-        int[] counts = new int[splitters.length + 1];
+    private static long[] count(long[] keys, int from, int to, long[] splitters) {
+        long[] counts = new long[splitters.length + 1];
         for (int i = from; i < to; i++) {
-            counts[bucket(keys[i], splitters)]++;
+            counts[SampleSplit.bucket(keys[i] ^ Long.MIN_VALUE, splitters)]++;
         }
         return counts;
     }
 
     /** Writes keys[from, to) to out, each at the next place of its bucket. */
-    private static void scatter(long[] keys, int from, int to, long[] splitters, long[] out, int[] starts) {
-        int[] next = starts.clone();
+    private static void scatter(long[] keys, int from, int to, long[] splitters, long[] out, long[] starts) {
+        long[] next = starts.clone();
         for (int i = from; i < to; i++) {
             long v = keys[i];
-            out[next[bucket(v, splitters)]++] = v;
+            out[(int) next[SampleSplit.bucket(v ^ Long.MIN_VALUE, splitters)]++] = v;
         }
     }
 
