@@ -221,6 +221,10 @@ public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
     }
 
     private SharedNDArray<T> acquire(long nanos, java.util.function.BooleanSupplier cancelled, Duration timeout) {
+        SharedNDArray<T> free = tryAcquire(); // a free slot costs no clock read
+        if (free != null) {
+            return free;
+        }
         boolean forever = nanos == Long.MAX_VALUE;
         long start = System.nanoTime();
         long[] inFlight = null;
