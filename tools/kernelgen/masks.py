@@ -332,6 +332,8 @@ def vector_packed_loop(t, cmp, scalar, name):
     ints = LANES_OF_SIZE[t.size]
     count = t.size  # vectors a block: 32 elements of t.size bytes in 32-byte vectors
     rhs_param = f"{lanes.vector} s" if scalar else "MemorySegment b, long bo"
+    if t.size == 8:
+        return vector_expanded_loop(t, cmp, scalar, name, rhs_param)
 
     def one(j):
         off = f" + {32 * j}" if j else ""
@@ -358,6 +360,29 @@ def vector_packed_loop(t, cmp, scalar, name):
             }
         }""", name=name, rhs_param=rhs_param, zv=ints.vector, zs=ints.species, stride=f"{32 * t.size}L",
         q="" if scalar else f"\n        long q = bo + k * {32 * t.size}L;", parts=parts, store=store)
+
+
+def vector_expanded_loop(t, cmp, scalar, name, rhs_param):
+    """The 256-bit loop of a comparison of 8-byte elements, 8 elements a step: the masks of two
+    vectors are 8 bits (a movmsk each), and one pdep spreads them to the 8 result bytes of one long
+    store. On an AMD EPYC (Zen 3) without AVX-512, 16M f64 > 0.5: 8.0-8.5 ms against the blends'
+    8.9-9.9 in one harness (movmsk and pdep a step of 8, not a whole 64 at a time as once before)."""
+    lanes = LANES[t.jtype]
+
+    def bits(j):
+        off = " + 32" if j else ""
+        rhs = "s" if scalar else lane_load(t, "b", f"q{off}")
+        shift = " << 4" if j else ""
+        return f"{lane_load(t, 'a', f'p{off}')}.compare(VectorOperators.{cmp}, {rhs}).toLong(){shift}"
+
+    return java("""
+        private static void ${name}Packed(MemorySegment a, long ao, $rhs_param, MemorySegment o, long oo, int blocks) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;$q
+                long bits = $b0 | $b1;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+        }""", name=name, rhs_param=rhs_param, q="" if scalar else "\n        long q = bo + k * 64L;", b0=bits(0), b1=bits(1))
 
 
 def vector_compare_dispatch(types, cmps, scalar):
