@@ -144,6 +144,26 @@ class RadixSortTest : FunSpec({
         }
     }
 
+    test("longs of uneven spread sort as Arrays.sort sorts them: constant bytes between varying ones, one key in a third, doubles' bits, runs") {
+        val rnd = SplittableRandom(19)
+        val n = 300_007
+        val kinds: List<(Int) -> Long> = listOf(
+            { _ -> (rnd.nextLong(4) shl 40) or rnd.nextLong(1024) }, // bits 40-41 and 0-9 vary, the bytes between are one value
+            { _ -> (rnd.nextLong(4) shl 40) or (rnd.nextLong(8) shl 28) or rnd.nextLong(1000) }, // three spread groups of bits vary
+            { i -> if (i % 3 == 0) 7L else rnd.nextLong(1L shl 20) }, // one key is a third of the keys
+            { _ -> java.lang.Double.doubleToRawLongBits(rnd.nextDouble()) }, // doubles in [0, 1): the top bytes crowd few values
+            { _ -> java.lang.Double.doubleToRawLongBits(Math.exp(rnd.nextDouble(-50.0, 50.0))) },
+            { i -> i.toLong() * 3 }, // sorted already
+            { i -> (n - i).toLong() shl 30 }, // reversed, low bits zero
+        )
+        for (kind in kinds) {
+            val a = LongArray(n) { kind(it) }
+            val expected = a.copyOf().also { java.util.Arrays.sort(it) }
+            RadixSort.sort(a, 0, n, LongArray(n))
+            a.toList() shouldBe expected.toList()
+        }
+    }
+
     test("scratch lanes only for long lanes, each of the lane's length") {
         RadixSort.scratch(RadixSort.MIN_LENGTH - 1, 2) shouldBe null
         val lanes = RadixSort.scratch(RadixSort.MIN_LENGTH, 2)!!
