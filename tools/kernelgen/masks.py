@@ -326,14 +326,13 @@ def vector_packed_loop(t, cmp, scalar, name):
     """The loop of a comparison at 256 bits (AVX2), in blocks of 32 elements, as numpy's packs
     them: each of the block's vectors sets its own byte of the lanes where its comparison holds
     (blends into lanes of the element's size, or'ed), and one shuffle (PACK) puts the 32 bytes in
-    element order. Moving a mask's bits to bytes instead (a movmsk a vector, a pdep a long) took
-    60% more time a block on an AMD EPYC: 16M f64 > 0.5 from memory 8.3 ms against 6.9."""
+    element order. Moving a whole 64 elements' mask bits to bytes instead (movmsks, then a pdep a
+    long) took 60% more time a block on an AMD EPYC: 16M f64 > 0.5 from memory 8.3 ms against 6.9.
+    8-byte elements take expanded_steps first, where pdep is fast."""
     lanes = LANES[t.jtype]
     ints = LANES_OF_SIZE[t.size]
     count = t.size  # vectors a block: 32 elements of t.size bytes in 32-byte vectors
     rhs_param = f"{lanes.vector} s" if scalar else "MemorySegment b, long bo"
-    if t.size == 8:
-        return vector_expanded_loop(t, cmp, scalar, name, rhs_param)
 
     def one(j):
         off = f" + {32 * j}" if j else ""
@@ -350,25 +349,26 @@ def vector_packed_loop(t, cmp, scalar, name):
     bytes_expr = "r" if t.size == 1 else "r.reinterpretAsBytes()"
     store = f"{bytes_expr}.intoMemorySegment(o, oo + k * 32L, LE);" if t.size == 1 else \
         f"{bytes_expr}.rearrange(PACK_{t.size}).intoMemorySegment(o, oo + k * 32L, LE);"
+    first = expanded_steps(t, cmp, scalar) + [f"{ints.vector} z = {ints.vector}.zero({ints.species});"] if t.size == 8 else \
+        [f"{ints.vector} z = {ints.vector}.zero({ints.species});"]
     return java("""
         private static void ${name}Packed(MemorySegment a, long ao, $rhs_param, MemorySegment o, long oo, int blocks) {
-            $zv z = $zv.zero($zs);
+            $first
             for (int k = 0; k < blocks; k++) {
                 long p = ao + k * $stride;$q
                 $parts
                 $store
             }
         }""", name=name, rhs_param=rhs_param, zv=ints.vector, zs=ints.species, stride=f"{32 * t.size}L",
-        q="" if scalar else f"\n        long q = bo + k * {32 * t.size}L;", parts=parts, store=store)
+        q="" if scalar else f"\n        long q = bo + k * {32 * t.size}L;", parts=parts, store=store, first=first)
 
 
-def vector_expanded_loop(t, cmp, scalar, name, rhs_param):
-    """The 256-bit loop of a comparison of 8-byte elements, 8 elements a step: the masks of two
-    vectors are 8 bits (a movmsk each), and one pdep spreads them to the 8 result bytes of one long
-    store. On an AMD EPYC (Zen 3) without AVX-512, 16M f64 > 0.5: 8.0-8.5 ms against the blends'
-    8.9-9.9 in one harness (movmsk and pdep a step of 8, not a whole 64 at a time as once before)."""
-    lanes = LANES[t.jtype]
-
+def expanded_steps(t, cmp, scalar):
+    """For 8-byte elements where pdep is fast ({@code BitDeposit}), the loop of vector_packed_loop in
+    steps of 8 elements instead: the masks of two vectors are 8 bits (a movmsk each), one pdep
+    spreads them to the 8 result bytes of one long store. On an AMD EPYC (Zen 3), bin/bench ops
+    --calls 9 --only 'a > 0.5' gave 1.05 and 1.08 of numpy's time this way, 1.23 and 1.19 with the
+    blends (runs alternated). (Moving a whole 64 elements' bits at a time was slower than the blends.)"""
     def bits(j):
         off = " + 32" if j else ""
         rhs = "s" if scalar else lane_load(t, "b", f"q{off}")
@@ -376,13 +376,14 @@ def vector_expanded_loop(t, cmp, scalar, name, rhs_param):
         return f"{lane_load(t, 'a', f'p{off}')}.compare(VectorOperators.{cmp}, {rhs}).toLong(){shift}"
 
     return java("""
-        private static void ${name}Packed(MemorySegment a, long ao, $rhs_param, MemorySegment o, long oo, int blocks) {
+        if (BitDeposit.FAST) {
             for (int k = 0, steps = blocks * 4; k < steps; k++) {
                 long p = ao + k * 64L;$q
                 long bits = $b0 | $b1;
                 o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
             }
-        }""", name=name, rhs_param=rhs_param, q="" if scalar else "\n        long q = bo + k * 64L;", b0=bits(0), b1=bits(1))
+            return;
+        }""", q="" if scalar else "\n        long q = bo + k * 64L;", b0=bits(0), b1=bits(1)).split("\n")
 
 
 def vector_compare_dispatch(types, cmps, scalar):

@@ -272,10 +272,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void gtSF64Packed(MemorySegment a, long ao, DoubleVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GT, s).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GT, s).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GT, s).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GT, s).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GT, s).cast(L))
+                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GT, s).cast(L)))
+                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.GT, s).cast(L)))
+                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.GT, s).cast(L)))
+                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.GT, s).cast(L)))
+                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.GT, s).cast(L)))
+                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.GT, s).cast(L)))
+                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.GT, s).cast(L)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -352,10 +368,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void ltSF64Packed(MemorySegment a, long ao, DoubleVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LT, s).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LT, s).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LT, s).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LT, s).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LT, s).cast(L))
+                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LT, s).cast(L)))
+                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.LT, s).cast(L)))
+                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.LT, s).cast(L)))
+                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.LT, s).cast(L)))
+                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.LT, s).cast(L)))
+                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.LT, s).cast(L)))
+                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.LT, s).cast(L)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -432,10 +464,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void geSF64Packed(MemorySegment a, long ao, DoubleVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GE, s).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GE, s).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GE, s).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GE, s).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GE, s).cast(L))
+                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GE, s).cast(L)))
+                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.GE, s).cast(L)))
+                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.GE, s).cast(L)))
+                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.GE, s).cast(L)))
+                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.GE, s).cast(L)))
+                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.GE, s).cast(L)))
+                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.GE, s).cast(L)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -512,10 +560,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void leSF64Packed(MemorySegment a, long ao, DoubleVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LE, s).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LE, s).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LE, s).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LE, s).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LE, s).cast(L))
+                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LE, s).cast(L)))
+                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.LE, s).cast(L)))
+                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.LE, s).cast(L)))
+                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.LE, s).cast(L)))
+                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.LE, s).cast(L)))
+                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.LE, s).cast(L)))
+                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.LE, s).cast(L)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -592,10 +656,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void eqSF64Packed(MemorySegment a, long ao, DoubleVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.EQ, s).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.EQ, s).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.EQ, s).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.EQ, s).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.EQ, s).cast(L))
+                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.EQ, s).cast(L)))
+                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.EQ, s).cast(L)))
+                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.EQ, s).cast(L)))
+                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.EQ, s).cast(L)))
+                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.EQ, s).cast(L)))
+                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.EQ, s).cast(L)))
+                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.EQ, s).cast(L)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -672,10 +752,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void neSF64Packed(MemorySegment a, long ao, DoubleVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.NE, s).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.NE, s).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.NE, s).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.NE, s).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.NE, s).cast(L))
+                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.NE, s).cast(L)))
+                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.NE, s).cast(L)))
+                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.NE, s).cast(L)))
+                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.NE, s).cast(L)))
+                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.NE, s).cast(L)))
+                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.NE, s).cast(L)))
+                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.NE, s).cast(L)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -1112,10 +1208,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void gtSI64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GT, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GT, s).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GT, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GT, s).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GT, s))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.GT, s)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -1192,10 +1304,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void ltSI64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LT, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LT, s).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LT, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LT, s).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LT, s))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.LT, s)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -1272,10 +1400,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void geSI64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GE, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GE, s).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GE, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GE, s).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GE, s))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.GE, s)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -1352,10 +1496,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void leSI64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LE, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LE, s).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LE, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LE, s).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LE, s))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.LE, s)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -1432,10 +1592,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void eqSI64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.EQ, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.EQ, s).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.EQ, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.EQ, s).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.EQ, s))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.EQ, s)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -1512,10 +1688,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void neSI64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.NE, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.NE, s).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.NE, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.NE, s).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.NE, s))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.NE, s)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -2462,10 +2654,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void gtSU64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s)))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -2542,10 +2750,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void ltSU64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s)))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -2622,10 +2846,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void geSU64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s)))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -2702,10 +2942,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void leSU64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s)))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -2782,10 +3038,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void eqSU64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s)))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -2862,10 +3134,26 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void neSU64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s)))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -3922,11 +4210,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void gtAF64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long q = bo + k * 64L;
-            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long q = bo + k * 64L;
+                long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q, LE)).cast(L))
+                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).cast(L)))
+                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 64, LE)).cast(L)))
+                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 96, LE)).cast(L)))
+                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 128, LE)).cast(L)))
+                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 160, LE)).cast(L)))
+                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 192, LE)).cast(L)))
+                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 224, LE)).cast(L)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -4003,11 +4308,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void ltAF64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long q = bo + k * 64L;
-            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long q = bo + k * 64L;
+                long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q, LE)).cast(L))
+                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).cast(L)))
+                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 64, LE)).cast(L)))
+                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 96, LE)).cast(L)))
+                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 128, LE)).cast(L)))
+                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 160, LE)).cast(L)))
+                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 192, LE)).cast(L)))
+                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 224, LE)).cast(L)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -4084,11 +4406,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void geAF64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long q = bo + k * 64L;
-            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long q = bo + k * 64L;
+                long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q, LE)).cast(L))
+                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).cast(L)))
+                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 64, LE)).cast(L)))
+                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 96, LE)).cast(L)))
+                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 128, LE)).cast(L)))
+                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 160, LE)).cast(L)))
+                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 192, LE)).cast(L)))
+                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 224, LE)).cast(L)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -4165,11 +4504,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void leAF64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long q = bo + k * 64L;
-            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long q = bo + k * 64L;
+                long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q, LE)).cast(L))
+                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).cast(L)))
+                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 64, LE)).cast(L)))
+                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 96, LE)).cast(L)))
+                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 128, LE)).cast(L)))
+                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 160, LE)).cast(L)))
+                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 192, LE)).cast(L)))
+                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 224, LE)).cast(L)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -4246,11 +4602,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void eqAF64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long q = bo + k * 64L;
-            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long q = bo + k * 64L;
+                long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q, LE)).cast(L))
+                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).cast(L)))
+                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 64, LE)).cast(L)))
+                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 96, LE)).cast(L)))
+                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 128, LE)).cast(L)))
+                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 160, LE)).cast(L)))
+                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 192, LE)).cast(L)))
+                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 224, LE)).cast(L)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -4327,11 +4700,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void neAF64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long q = bo + k * 64L;
-            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long q = bo + k * 64L;
+                long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q, LE)).cast(L))
+                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).cast(L)))
+                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 64, LE)).cast(L)))
+                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 96, LE)).cast(L)))
+                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 128, LE)).cast(L)))
+                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 160, LE)).cast(L)))
+                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 192, LE)).cast(L)))
+                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 224, LE)).cast(L)));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -4774,11 +5164,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void gtAI64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long q = bo + k * 64L;
-            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q, LE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 32, LE)).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long q = bo + k * 64L;
+                long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q, LE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 32, LE)).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q, LE)))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 32, LE))))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 64, LE))))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 96, LE))))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 128, LE))))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 160, LE))))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 192, LE))))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 224, LE))));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -4855,11 +5262,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void ltAI64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long q = bo + k * 64L;
-            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q, LE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 32, LE)).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long q = bo + k * 64L;
+                long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q, LE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 32, LE)).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q, LE)))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 32, LE))))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 64, LE))))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 96, LE))))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 128, LE))))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 160, LE))))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 192, LE))))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 224, LE))));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -4936,11 +5360,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void geAI64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long q = bo + k * 64L;
-            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q, LE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 32, LE)).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long q = bo + k * 64L;
+                long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q, LE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 32, LE)).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q, LE)))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 32, LE))))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 64, LE))))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 96, LE))))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 128, LE))))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 160, LE))))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 192, LE))))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 224, LE))));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -5017,11 +5458,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void leAI64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long q = bo + k * 64L;
-            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q, LE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 32, LE)).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long q = bo + k * 64L;
+                long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q, LE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 32, LE)).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q, LE)))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 32, LE))))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 64, LE))))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 96, LE))))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 128, LE))))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 160, LE))))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 192, LE))))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 224, LE))));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -5098,11 +5556,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void eqAI64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long q = bo + k * 64L;
-            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q, LE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 32, LE)).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long q = bo + k * 64L;
+                long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q, LE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 32, LE)).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q, LE)))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 32, LE))))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 64, LE))))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 96, LE))))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 128, LE))))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 160, LE))))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 192, LE))))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 224, LE))));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -5179,11 +5654,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void neAI64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long q = bo + k * 64L;
-            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q, LE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 32, LE)).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long q = bo + k * 64L;
+                long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q, LE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 32, LE)).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q, LE)))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 32, LE))))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 64, LE))))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 96, LE))))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 128, LE))))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 160, LE))))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 192, LE))))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 224, LE))));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -6148,11 +6640,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void gtAU64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long q = bo + k * 64L;
-            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long q = bo + k * 64L;
+                long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -6229,11 +6738,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void ltAU64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long q = bo + k * 64L;
-            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long q = bo + k * 64L;
+                long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -6310,11 +6836,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void geAU64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long q = bo + k * 64L;
-            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long q = bo + k * 64L;
+                long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -6391,11 +6934,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void leAU64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long q = bo + k * 64L;
-            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long q = bo + k * 64L;
+                long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -6472,11 +7032,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void eqAU64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long q = bo + k * 64L;
-            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long q = bo + k * 64L;
+                long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 
@@ -6553,11 +7130,28 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void neAU64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        for (int k = 0, steps = blocks * 4; k < steps; k++) {
-            long p = ao + k * 64L;
-            long q = bo + k * 64L;
-            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << 4;
-            o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+        if (BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 64L;
+                long q = bo + k * 64L;
+                long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << 4;
+                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
+            }
+            return;
+        }
+        LongVector z = LongVector.zero(L);
+        for (int k = 0; k < blocks; k++) {
+            long p = ao + k * 256L;
+            long q = bo + k * 256L;
+            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)))
+                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
+                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))));
+            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
         }
     }
 

@@ -1,0 +1,22 @@
+package dev.sharedarrays.internal.kernel
+
+import io.kotest.core.spec.style.FunSpec
+import io.kotest.matchers.shouldBe
+
+/** Which CPUs, as /proc/cpuinfo names them, count as having a fast pdep. */
+class BitDepositTest : FunSpec({
+    val bmi2 = listOf("fpu", "avx2", "bmi1", "bmi2")
+
+    test("AMD from Zen 3 (family 25) on and Intel with BMI2: fast") {
+        BitDeposit.fast("AuthenticAMD", "25", bmi2) shouldBe true
+        BitDeposit.fast("AuthenticAMD", "26", bmi2) shouldBe true
+        BitDeposit.fast("GenuineIntel", "6", bmi2) shouldBe true
+    }
+
+    test("Zen 1 and 2 (family 23), Hygon, no BMI2 or an unreadable family: not fast") {
+        BitDeposit.fast("AuthenticAMD", "23", bmi2) shouldBe false
+        BitDeposit.fast("HygonGenuine", "24", bmi2) shouldBe false
+        BitDeposit.fast("GenuineIntel", "6", listOf("fpu", "avx2", "bmi1")) shouldBe false
+        BitDeposit.fast("AuthenticAMD", "", bmi2) shouldBe false
+    }
+})
