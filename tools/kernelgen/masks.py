@@ -327,8 +327,8 @@ def vector_packed_loop(t, cmp, scalar, name):
     them: each of the block's vectors sets its own byte of the lanes where its comparison holds
     (blends into lanes of the element's size, or'ed), and one shuffle (PACK) puts the 32 bytes in
     element order. Moving a whole 64 elements' mask bits to bytes instead (movmsks, then a pdep a
-    long) took 60% more time a block on an AMD EPYC: 16M f64 > 0.5 from memory 8.3 ms against 6.9.
-    8-byte elements take expanded_steps first, where pdep is fast."""
+    long, in a loop C2 did not count) took 60% more time a block on an AMD EPYC: 16M f64 > 0.5 from
+    memory 8.3 ms against 6.9. 8-byte elements take expanded_steps first, where pdep is fast."""
     lanes = LANES[t.jtype]
     ints = LANES_OF_SIZE[t.size]
     count = t.size  # vectors a block: 32 elements of t.size bytes in 32-byte vectors
@@ -359,16 +359,18 @@ def vector_packed_loop(t, cmp, scalar, name):
                 $parts
                 $store
             }
-        }""", name=name, rhs_param=rhs_param, zv=ints.vector, zs=ints.species, stride=f"{32 * t.size}L",
+        }""", name=name, rhs_param=rhs_param, stride=f"{32 * t.size}L",
         q="" if scalar else f"\n        long q = bo + k * {32 * t.size}L;", parts=parts, store=store, first=first)
 
 
 def expanded_steps(t, cmp, scalar):
-    """For 8-byte elements where pdep is fast ({@code BitDeposit}), the loop of vector_packed_loop in
+    """For 8-byte elements where pdep is fast (BitDeposit.FAST), the loop of vector_packed_loop in
     steps of 8 elements instead: the masks of two vectors are 8 bits (a movmsk each), one pdep
     spreads them to the 8 result bytes of one long store. On an AMD EPYC (Zen 3), bin/bench ops
     --calls 9 --only 'a > 0.5' gave 1.05 and 1.08 of numpy's time this way, 1.23 and 1.19 with the
-    blends (runs alternated). (Moving a whole 64 elements' bits at a time was slower than the blends.)"""
+    blends (runs alternated). (The older loop that moved a whole 64 elements' bits at a time, in a loop
+    C2 did not count, was slower than the blends.) 256-bit vectors only: 4 lanes each."""
+    assert t.size == 8, t
     def bits(j):
         off = " + 32" if j else ""
         rhs = "s" if scalar else lane_load(t, "b", f"q{off}")
@@ -482,7 +484,8 @@ VECTOR_DOC = """
  * in blocks of 64 elements: each does the first {@code n & -64} elements of its row and leaves
  * the rest to the scalar loops ({@link MaskKernels} calls both). A block's 64 comparison
  * results are one long of mask bits, spread to 64 bytes (at 256 bits, blocks of 32 are packed
- * to bytes in vectors instead); a block of where reads its 64 mask bytes as one long of bits. Loaded only when the JVM runs with {@code --add-modules
+ * to bytes in vectors instead, and 8-byte elements go 8 at a time through pdep where
+ * {@link BitDeposit} says it is fast); a block of where reads its 64 mask bytes as one long of bits. Loaded only when the JVM runs with {@code --add-modules
  * jdk.incubator.vector}.
  */"""
 

@@ -6,6 +6,7 @@ import dev.sharedarrays.Backend
 import dev.sharedarrays.CreateOptions
 import dev.sharedarrays.SharedArrays
 import dev.sharedarrays.SharedNDArray
+import dev.sharedarrays.internal.kernel.BitDeposit
 import dev.sharedarrays.internal.kernel.Simd
 import java.lang.foreign.ValueLayout.JAVA_BYTE
 import jdk.incubator.vector.DoubleVector
@@ -16,8 +17,8 @@ import kotlin.random.Random
  * loops and by the scalar ones, on rows long enough for the SIMD loops (which pack blocks of 32
  * elements at 256 bits, write out the vectors of 64 at 512 and loop over them for narrower
  * vectors): the two must agree byte for byte. Command for child JVMs (run with other vector widths):
- *  - `compare-lanes`: print `LANES <doubles in a vector, 0 without the Vector API>` and
- *    `MISMATCHES <count> <first>`
+ *  - `compare-lanes`: print `BIT_DEPOSIT <BitDeposit.FAST>`, `LANES <doubles in a vector, 0 without
+ *    the Vector API>` and `MISMATCHES <count> <first>`
  */
 object LaneCheck {
     private val CMPS = listOf("gt", "lt", "ge", "le", "eq", "ne")
@@ -84,5 +85,10 @@ object LaneCheck {
     private fun <T : DType<T>> compareAny(c: String, a: SharedNDArray<*>, b: SharedNDArray<*>): SharedNDArray<Bool> =
         compare(c, a as SharedNDArray<T>, b as SharedNDArray<T>)
 
-    fun run(args: Array<String>): Boolean = laneCommand(args, "compare-lanes", ::lanes, ::mismatches)
+    fun run(args: Array<String>): Boolean {
+        if (args[0] == "compare-lanes") {
+            println("BIT_DEPOSIT ${BitDeposit.FAST}") // which loop the 8-byte comparisons took at 256 bits
+        }
+        return laneCommand(args, "compare-lanes", ::lanes, ::mismatches)
+    }
 }

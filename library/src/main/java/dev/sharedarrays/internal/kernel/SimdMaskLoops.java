@@ -23,7 +23,8 @@ import static java.lang.foreign.ValueLayout.*;
  * in blocks of 64 elements: each does the first {@code n & -64} elements of its row and leaves
  * the rest to the scalar loops ({@link MaskKernels} calls both). A block's 64 comparison
  * results are one long of mask bits, spread to 64 bytes (at 256 bits, blocks of 32 are packed
- * to bytes in vectors instead); a block of where reads its 64 mask bytes as one long of bits. Loaded only when the JVM runs with {@code --add-modules
+ * to bytes in vectors instead, and 8-byte elements go 8 at a time through pdep where
+ * {@link BitDeposit} says it is fast); a block of where reads its 64 mask bytes as one long of bits. Loaded only when the JVM runs with {@code --add-modules
  * jdk.incubator.vector}.
  */
 final class SimdMaskLoops implements SimdMaskKernels {

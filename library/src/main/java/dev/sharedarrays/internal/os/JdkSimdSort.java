@@ -1,6 +1,5 @@
 package dev.sharedarrays.internal.os;
 
-import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -90,14 +89,8 @@ public final class JdkSimdSort {
             return false;
         }
         // the kernel lists avx512 flags only where it saves the ZMM state too
-        try (var lines = Files.lines(Path.of("/proc/cpuinfo"))) {
-            return lines.filter(line -> line.startsWith("flags")).findFirst()
-                    .map(line -> List.of(line.substring(line.indexOf(':') + 1).trim().split("\\s+")))
-                    .map(flags -> flags.contains("avx512f") && flags.contains("avx512dq"))
-                    .orElse(false);
-        } catch (IOException | RuntimeException e) {
-            return false;
-        }
+        List<String> flags = CpuInfo.flags(CpuInfo.first());
+        return flags.contains("avx512f") && flags.contains("avx512dq");
     }
 
     /** Sorts a small reversed array: a library that ignores the type code or the range fails it. */

@@ -13,9 +13,11 @@ class BitDepositTest : FunSpec({
         BitDeposit.fast("GenuineIntel", "6", bmi2) shouldBe true
     }
 
-    test("Zen 1 and 2 (family 23), Hygon, no BMI2 or an unreadable family: not fast") {
+    test("AMD before Zen 3 (Excavator 21, Zen 1/2 23), Hygon, other vendors, no BMI2 or an unreadable family: not fast") {
+        BitDeposit.fast("AuthenticAMD", "21", bmi2) shouldBe false
         BitDeposit.fast("AuthenticAMD", "23", bmi2) shouldBe false
         BitDeposit.fast("HygonGenuine", "24", bmi2) shouldBe false
+        BitDeposit.fast("CentaurHauls", "7", bmi2) shouldBe false
         BitDeposit.fast("GenuineIntel", "6", listOf("fpu", "avx2", "bmi1")) shouldBe false
         BitDeposit.fast("AuthenticAMD", "", bmi2) shouldBe false
     }
