@@ -14,10 +14,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * N equal arrays ("slots") in one shared segment, reserved once, handed out and taken back
@@ -56,7 +55,8 @@ public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
     private final SharedNDArray<T> array;
     private final int slots;
     private final long[] slotShape;
-    private final Set<SlotLease> held = ConcurrentHashMap.newKeySet();
+    /** The lease of each slot this instance holds, by slot: no hash of a new lease a message. */
+    private final AtomicReferenceArray<SlotLease> held;
     /** Where the next acquire starts looking, so that slots are used round-robin. */
     private final AtomicInteger next = new AtomicInteger();
 
@@ -66,6 +66,7 @@ public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
     private ArrayPool(SharedNDArray<T> array, int slots) {
         this.array = array;
         this.slots = slots;
+        this.held = new AtomicReferenceArray<>(slots);
         long[] shape = array.shape();
         this.slotShape = Arrays.copyOfRange(shape, 1, shape.length);
         this.atExit = exitClose(new WeakReference<>(this));
@@ -280,8 +281,8 @@ public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
     /** Slot i, which this process owns now, as an array whose close frees it. */
     SharedNDArray<T> adopt(int i) {
         SlotLease[] lease = new SlotLease[1];
-        lease[0] = new SlotLease(control(), i, () -> held.remove(lease[0]));
-        held.add(lease[0]);
+        lease[0] = new SlotLease(control(), i, () -> held.compareAndSet(i, lease[0], null));
+        held.set(i, lease[0]);
         try {
             return SharedNDArray.of(array.core().slot(i, lease[0]));
         } catch (RuntimeException e) {
@@ -319,8 +320,9 @@ public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
             return;
         }
         Registry.forget(atExit);
-        for (SlotLease l : held) {
-            if (!segment().updateUnlessTruncated(l::release)) {
+        for (int i = 0; i < held.length(); i++) {
+            SlotLease l = held.get(i);
+            if (l != null && !segment().updateUnlessTruncated(l::release)) {
                 l.drop();
             }
         }

@@ -295,7 +295,7 @@ public final class ArrayQueue implements AutoCloseable {
         // a slot array's id and handle are its pool's
         QueueMessage m = new QueueMessage(lease != null ? QueueMessage.Kind.POOL_SLOT : QueueMessage.Kind.VIEW, a.id(),
                 lease != null ? lease.slot() : a.core().layout().offset(), a.dtype().code(), a.shape(), a.strides(),
-                a.handle().toString(), Proc.selfIdent(), 0);
+                a.core().segment().handleText(), Proc.selfIdent(), 0);
         // the slot's words are its pool's: a fault there is named after the pool's file
         boolean sent = protocol.send(m, lease == null ? null : owner -> a.core().segment().guard(() -> lease.moveTo(owner)), nanos, cancelled);
         if (sent && lease != null) {

@@ -41,6 +41,7 @@ public final class Segment {
     private final MemorySegment control;
     private final Path path;
     private final ArrayHandle handle;
+    private String handleText;
     private final int slot;
     private final ArrayLock lock;
     private final SegmentKey key;
@@ -138,6 +139,16 @@ public final class Segment {
 
     public ArrayHandle handle() {
         return handle;
+    }
+
+    /** {@link #handle()} as text, made once: each queue message of this segment's arrays carries it. */
+    public String handleText() {
+        String t = handleText; // racy but safe: a String is immutable, and any thread makes the same one
+        if (t == null) {
+            t = handle.toString();
+            handleText = t;
+        }
+        return t;
     }
 
     /** The file of shm and file segments, else null. */

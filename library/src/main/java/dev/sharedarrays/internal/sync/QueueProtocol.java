@@ -141,7 +141,7 @@ public final class QueueProtocol {
      * @throws InvalidSegmentException if head and tail are {@link #damaged}
      */
     public boolean send(QueueMessage m, LongPredicate moveSlot, long timeoutNanos, BooleanSupplier cancelled) {
-        byte[] handle = m.handle().getBytes(StandardCharsets.UTF_8);
+        byte[] handle = handleBytes(m.handle());
         if (handle.length > MAX_HANDLE_BYTES) {
             throw new IllegalArgumentException("the handle " + m.handle() + " is longer than " + MAX_HANDLE_BYTES
                     + " bytes, too long for a queue message; use a shorter path or name");
@@ -187,6 +187,22 @@ public final class QueueProtocol {
                 return false;
             }
         }
+    }
+
+    /** A handle text and its UTF-8 bytes, which are never written to. */
+    private record Encoded(String text, byte[] bytes) {
+    }
+
+    /** The last handle a send encoded: a stream of one pool's slots sends the same text each time. */
+    private volatile Encoded lastHandle;
+
+    private byte[] handleBytes(String text) {
+        Encoded e = lastHandle;
+        if (e == null || e.text() != text) {
+            e = new Encoded(text, text.getBytes(StandardCharsets.UTF_8));
+            lastHandle = e;
+        }
+        return e.bytes();
     }
 
     /**
