@@ -349,8 +349,7 @@ def vector_packed_loop(t, cmp, scalar, name):
     bytes_expr = "r" if t.size == 1 else "r.reinterpretAsBytes()"
     store = f"{bytes_expr}.intoMemorySegment(o, oo + k * 32L, LE);" if t.size == 1 else \
         f"{bytes_expr}.rearrange(PACK_{t.size}).intoMemorySegment(o, oo + k * 32L, LE);"
-    first = expanded_steps(t, cmp, scalar) + [f"{ints.vector} z = {ints.vector}.zero({ints.species});"] if t.size == 8 else \
-        [f"{ints.vector} z = {ints.vector}.zero({ints.species});"]
+    first = (expanded_steps(t, cmp, scalar) if t.size == 8 else []) + [f"{ints.vector} z = {ints.vector}.zero({ints.species});"]
     return java("""
         private static void ${name}Packed(MemorySegment a, long ao, $rhs_param, MemorySegment o, long oo, int blocks) {
             $first

@@ -507,9 +507,6 @@ public final class QueueBenchmark {
 
     /** Spins until done: sleeping would wake late by tens of µs. */
     private static void spinUntil(BooleanSupplier done, String what) {
-        if (done.getAsBoolean()) {
-            return;
-        }
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         while (!done.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {

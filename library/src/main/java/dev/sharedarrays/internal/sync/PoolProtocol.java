@@ -103,14 +103,13 @@ public final class PoolProtocol {
      */
     public static int acquire(MemorySegment control, int slots, long timeoutNanos, BooleanSupplier cancelled, int start) {
         long me = Proc.selfIdent();
-        Wait wait = null; // made at the first miss: a free slot costs no clock read
+        Wait wait = new Wait(timeoutNanos, cancelled);
         while (true) {
             int seen = Futex.read(control, POOL_SEQ_OFFSET);
             int i = tryAcquire(control, slots, me, start);
             if (i >= 0) {
                 return i;
             }
-            wait = wait != null ? wait : new Wait(timeoutNanos, cancelled);
             // once per slice, not at once: a full pool is the normal state of a fast producer, and
             // each look reads /proc for every owner (tens of µs)
             if (wait.livenessDue() && reclaimDead(control, slots) > 0) {
