@@ -7,7 +7,7 @@ import numpy as np
 from ops_bench import serve
 
 
-def ops(a, b, m, row, mask):
+def ops(a, b, m, row, mask, a32):
     def iadd_row():
         np.add(m, row, out=m)
 
@@ -25,11 +25,12 @@ def ops(a, b, m, row, mask):
         "cumsum": lambda: a.cumsum(),
         "sum_axis0": lambda: m.sum(axis=0),
         "sort": lambda: np.sort(a),
+        "sort_f32": lambda: np.sort(a32),
     }
 
 
 def main():
-    shared = [np.load(p, mmap_mode='r+') for p in sys.argv[1:6]]
+    shared = [np.load(p, mmap_mode='r+') for p in sys.argv[1:7]]
     serve({"": lambda: ops(*shared)})
 
 

@@ -43,8 +43,9 @@ final class NumpyHabitsRows {
                 }
             }
             SharedNDArray<Bool> mask = add(all, a.gt(0.5).share(shm));
+            SharedNDArray<F32> a32 = add(all, a.astype(F32.TYPE).share(shm));
             if (multiCoreOnly) {
-                multiCore(new Operands(a, b, m, row, mask), runs, new double[1]);
+                multiCore(new Operands(a, b, m, row, mask, a32), runs, new double[1]);
                 return;
             }
             String[][] rows = {
@@ -58,11 +59,14 @@ final class NumpyHabitsRows {
                 {"argmax (16M f64)", "argmax"},
                 {"cumsum (16M f64)", "cumsum"},
                 {"sum(axis = 0) (4000x4000 f64, C order)", "sum_axis0"},
+                {"sorted copy (16M f32)", "sort_f32"},
                 {"sorted copy (16M f64)", "sort"},
             };
             // whether the op drops a result that is a mapping (over 256 KiB)
-            // not the sort: a steady state of freed results takes up to 500 calls, seconds each without the JDK's AVX-512 sort
-            boolean[] dropsMapping = {false, true, true, true, true, true, true, false, true, false, false};
+            // not the f64 sort: a steady state of freed results takes up to 500 calls, seconds each without the JDK's AVX-512
+            // sort; the f32 sort (JDK's AVX2 sort) takes ~25 calls of 0.15 s, and without them its 9 calls each faulted in a
+            // fresh 64 MB result (169-172 ms against 140)
+            boolean[] dropsMapping = {false, true, true, true, true, true, true, false, true, false, true, false};
             double[] sink = new double[1];
             List<Function<Operands, OpsBenchmark.Op>> ops = List.of(
                 x -> () -> x.m().add(x.row()),
@@ -75,15 +79,16 @@ final class NumpyHabitsRows {
                 x -> () -> sink[0] += x.a().argmax(),
                 x -> () -> sink[0] += x.a().cumsum().getDouble(0),
                 x -> () -> sink[0] += x.m().sum(0).getDouble(0),
+                x -> () -> sink[0] += x.a32().sorted().getDouble(0),
                 x -> () -> sink[0] += x.a().sorted().getDouble(0));
             // not the sorts: ~100 ms a call, 10,000 calls on views would take minutes, and the code around them is a sliver of it
-            boolean[] warmsPath = {true, true, true, true, true, true, true, true, true, true, false};
-            Operands full = new Operands(a, b, m, row, mask);
+            boolean[] warmsPath = {true, true, true, true, true, true, true, true, true, true, false, false};
+            Operands full = new Operands(a, b, m, row, mask, a32);
             Operands head = full.head();
             System.out.printf("%n%-56s %12s %12s %8s%n", "numpy habits (after views and " + WarmUp.CALLS + "+ warm-up calls)", "ours (ms)",
                     "numpy (ms)", "ratio");
             double worst = 0;
-            try (NumpyPeer np = NumpyPeer.start("habits_bench.py", List.of(), List.of(a, b, m, row, mask))) {
+            try (NumpyPeer np = NumpyPeer.start("habits_bench.py", List.of(), List.of(a, b, m, row, mask, a32))) {
                 for (int i = 0; i < ops.size(); i++) {
                     if (!OpsBenchmark.runs(rows[i][0])) {
                         continue;
@@ -105,11 +110,13 @@ final class NumpyHabitsRows {
     }
 
     /** The arrays of the rows. */
-    record Operands(SharedNDArray<F64> a, SharedNDArray<F64> b, SharedNDArray<F64> m, SharedNDArray<F64> row, SharedNDArray<Bool> mask) {
+    record Operands(SharedNDArray<F64> a, SharedNDArray<F64> b, SharedNDArray<F64> m, SharedNDArray<F64> row, SharedNDArray<Bool> mask,
+            SharedNDArray<F32> a32) {
         /** Views of the first {@link WarmUp#PATH_ELEMENTS} elements (m: of as many in its first rows), for {@link WarmUp#path}. */
         Operands head() {
             long n = WarmUp.PATH_ELEMENTS;
-            return new Operands(a.slice(0, 0, n, 1), b.slice(0, 0, n, 1), m.slice(0, 0, n / SIDE + 1, 1), row, mask.slice(0, 0, n, 1));
+            return new Operands(a.slice(0, 0, n, 1), b.slice(0, 0, n, 1), m.slice(0, 0, n / SIDE + 1, 1), row, mask.slice(0, 0, n, 1),
+                    a32.slice(0, 0, n, 1));
         }
     }
 
@@ -140,7 +147,7 @@ final class NumpyHabitsRows {
         System.out.printf("%nmulti-core kernels: ours on 1 thread and on %d (SharedArrays.withThreads; SHARED_ARRAYS_THREADS does%n"
                 + "the same for every call), numpy on its 1; speed-up = 1 thread / %d threads%n", cores, cores);
         System.out.printf("%-56s %10s %10s %9s %10s%n", "operation", "1 (ms)", cores + " (ms)", "speed-up", "numpy (ms)");
-        try (NumpyPeer np = NumpyPeer.start("habits_bench.py", List.of(), List.of(full.a(), full.b(), full.m(), full.row(), full.mask()))) {
+        try (NumpyPeer np = NumpyPeer.start("habits_bench.py", List.of(), List.of(full.a(), full.b(), full.m(), full.row(), full.mask(), full.a32()))) {
             for (int i = 0; i < rows.length; i++) {
                 if (!OpsBenchmark.runs(rows[i][0])) {
                     continue;

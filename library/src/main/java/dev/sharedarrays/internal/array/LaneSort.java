@@ -13,9 +13,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * Sorts every lane of one axis in place, ascending. A contiguous lane of 32- or 64-bit elements
- * is sorted where it lies by the JDK's AVX-512 quicksort ({@link JdkSimdSort}) where that is
- * available; elsewhere a long contiguous lane of 64-bit elements is radix-sorted through heap keys
- * ({@link RadixSort#sortWide}), and any other lane is copied to a heap array, sorted there
+ * is sorted where it lies by the JDK's vectorized quicksort ({@link JdkSimdSort}: AVX-512 for
+ * either size, AVX2 for 32-bit elements) where that is available; elsewhere a long contiguous
+ * lane of 64-bit elements is radix-sorted through heap keys ({@link RadixSort#sortWide}), and any other lane is copied to a heap array, sorted there
  * ({@link RadixSort}, or {@link Arrays#sort} for a short lane) and copied back. Floats order as numpy's sort does: NaNs last (and -0.0 before 0.0, which numpy
  * leaves in any order); unsigned types by value (U64 past 2^63 too).
  */
@@ -132,16 +132,14 @@ public final class LaneSort {
 
     /** The basic type code {@link JdkSimdSort} sorts t's elements as, or 0 if it does not. */
     static int nativeType(ElementType t) {
-        if (!JdkSimdSort.available()) {
-            return 0;
-        }
-        return switch (t) {
+        int type = switch (t) {
             case F64 -> JdkSimdSort.DOUBLE;
             case F32 -> JdkSimdSort.FLOAT;
             case I64, U64 -> JdkSimdSort.LONG;
             case I32, U32 -> JdkSimdSort.INT;
             default -> 0;
         };
+        return type != 0 && JdkSimdSort.sorts(type) ? type : 0;
     }
 
     /**

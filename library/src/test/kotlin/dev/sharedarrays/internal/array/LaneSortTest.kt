@@ -11,6 +11,7 @@ import dev.sharedarrays.SharedArrays
 import dev.sharedarrays.SharedNDArray
 import dev.sharedarrays.U32
 import dev.sharedarrays.U64
+import dev.sharedarrays.internal.kernel.ElementType
 import dev.sharedarrays.internal.os.JdkSimdSort
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
@@ -22,21 +23,30 @@ import java.nio.file.Path
 import java.util.SplittableRandom
 
 /**
- * Sorts of long contiguous lanes of the 32- and 64-bit types (the JDK's native AVX-512 sort where
- * it is available) against a reference sort of the same bits: NaNs of any payload and sign last,
+ * Sorts of long contiguous lanes of the 32- and 64-bit types (the JDK's native sort where it is
+ * available: AVX-512, or AVX2 for 32-bit elements) against a reference sort of the same bits: NaNs of any payload and sign last,
  * -0.0 before 0.0, infinities, duplicates, unsigned values past the signed range; and lanes along
  * a strided axis (the heap sort) giving the same order.
  */
 class LaneSortTest : FunSpec({
     val anon = CreateOptions.defaults().backend(Backend.ANONYMOUS)
 
-    test("the native sort is reached on Linux x86_64 JDK 22-25 with AVX-512F/DQ") {
+    test("the native sort is reached on Linux x86_64: JDK 22-25 with AVX-512F/DQ, or for 32-bit elements JDK 23-25 with AVX2") {
         val flags = runCatching { Files.readAllLines(Path.of("/proc/cpuinfo")).first { it.startsWith("flags") }.split(Regex("\\s+")) }
             .getOrDefault(emptyList())
-        val expected = System.getProperty("os.arch") in setOf("amd64", "x86_64") && Runtime.version().feature() in 22..25 &&
-            "avx512f" in flags && "avx512dq" in flags &&
+        val jdk = Runtime.version().feature()
+        val linked = System.getProperty("os.arch") in setOf("amd64", "x86_64") &&
             Files.exists(Path.of(System.getProperty("java.home"), "lib", "libsimdsort.so"))
-        JdkSimdSort.available() shouldBe expected
+        val wide = linked && jdk in 22..25 && "avx512f" in flags && "avx512dq" in flags
+        val narrow = wide || linked && jdk in 23..25 && "avx2" in flags
+        JdkSimdSort.sorts(JdkSimdSort.DOUBLE) shouldBe wide
+        JdkSimdSort.sorts(JdkSimdSort.LONG) shouldBe wide
+        JdkSimdSort.sorts(JdkSimdSort.FLOAT) shouldBe narrow
+        JdkSimdSort.sorts(JdkSimdSort.INT) shouldBe narrow
+        JdkSimdSort.sorts(4) shouldBe false // boolean
+        LaneSort.nativeType(ElementType.U32) shouldBe if (narrow) JdkSimdSort.INT else 0
+        LaneSort.nativeType(ElementType.U64) shouldBe if (wide) JdkSimdSort.LONG else 0
+        LaneSort.nativeType(ElementType.I16) shouldBe 0
     }
 
     for (dtype in listOf<DType<*>>(F64.TYPE, F32.TYPE, I64.TYPE, I32.TYPE, U64.TYPE, U32.TYPE)) {
