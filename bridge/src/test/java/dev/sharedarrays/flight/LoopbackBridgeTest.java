@@ -546,6 +546,7 @@ class LoopbackBridgeTest {
     @Test
     void aConnectionThatSpeaksNoHttp2CostsNoLogLineAtInfo() throws Exception {
         java.util.logging.Logger root = java.util.logging.Logger.getLogger("");
+        // read through List.copyOf: a synchronized list's toArray holds its lock, its stream does not (gRPC logs meanwhile)
         java.util.List<java.util.logging.LogRecord> records = java.util.Collections.synchronizedList(new ArrayList<>());
         java.util.logging.Handler h = new java.util.logging.Handler() {
             @Override
@@ -577,14 +578,14 @@ class LoopbackBridgeTest {
                 }
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (records.stream().filter(r -> r.getLoggerName().startsWith("io.grpc")).count() < 20 && System.nanoTime() < deadline) {
+            while (List.copyOf(records).stream().filter(r -> r.getLoggerName().startsWith("io.grpc")).count() < 20 && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }
         } finally {
             root.removeHandler(h);
             transport.setLevel(was);
         }
-        List<java.util.logging.LogRecord> grpc = records.stream().filter(r -> r.getLoggerName().startsWith("io.grpc")).toList();
+        List<java.util.logging.LogRecord> grpc = List.copyOf(records).stream().filter(r -> r.getLoggerName().startsWith("io.grpc")).toList();
         System.out.println("[log] " + grpc.size() + " records from gRPC, e.g. " + (grpc.isEmpty() ? "none" : grpc.get(0).getLevel() + " "
                 + grpc.get(0).getMessage()));
         assertEquals(20, grpc.size(), "one line a connection at FINE");

@@ -17,9 +17,13 @@ import io.netty.handler.codec.http2.Http2ConnectionHandler;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.internal.SocketUtils;
+import java.net.SocketAddress;
 import java.nio.channels.SocketChannel;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Netty channels for the bridge's connections whose HTTP/2 decoder keeps the buffers it reads as
@@ -32,9 +36,10 @@ import java.util.Map;
  * channel takes before it turns unwritable (64 KiB by default), so each 1 MiB message went out in
  * 16 writes of a frame each, every one paying the TCP stack's push; the water mark lets it write a
  * message or more at once (docs/BENCHMARKS.md, "Across hosts"). A client also takes frames of up
- * to 1 MiB and reads up to 1 MiB at a time from the server it chose; a server keeps HTTP/2's 16 KiB
- * frames and Netty's reads, so that a client that has not authenticated holds no more of it in a
- * frame it never finishes than before.
+ * to 1 MiB and reads up to 1 MiB at a time from the server it chose. A server keeps HTTP/2's 16 KiB
+ * frames and Netty's reads on a connection until a DoPut on it has passed the token check
+ * ({@link #authenticated}), so that a client that has not authenticated holds no more of it in a
+ * frame it never finishes than before; from then on the connection takes frames of up to 1 MiB.
  */
 public final class ComposingChannels {
     /** Bytes a connection may have queued for its socket before it is unwritable (and below which it is writable again). */
@@ -43,6 +48,10 @@ public final class ComposingChannels {
     private static final int CLIENT_MAX_FRAME = 1 << 20;
     /** A client's reads: Netty's default sizes, but up to 1 MiB a read where that much waits. */
     private static final AdaptiveRecvByteBufAllocator CLIENT_READS = new AdaptiveRecvByteBufAllocator(64, 2048, 1 << 20);
+    /** Accepted connections by their client's address, while open: an authenticated call finds its connection here. */
+    private static final ConcurrentHashMap<SocketAddress, Accepted> ACCEPTED = new ConcurrentHashMap<>();
+    /** Connections of this JVM's servers that took frames of up to 1 MiB, for tests. */
+    private static final AtomicLong WIDENED = new AtomicLong();
     private static final EventLoopGroup BOSS = group("sharedarrays-flight-accept", 1);
     private static final EventLoopGroup WORKERS = group("sharedarrays-flight-io", 0);
 
@@ -61,6 +70,23 @@ public final class ComposingChannels {
     static void server(NettyServerBuilder b) {
         b.channelFactory(Server::new).bossEventLoopGroup(BOSS).workerEventLoopGroup(WORKERS)
                 .withChildOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK);
+    }
+
+    /**
+     * Lets the server connection of a call that passed the token check (its client's address, from
+     * the call's attributes) take frames of up to 1 MiB, once: HTTP/2 allows SETTINGS at any time,
+     * and they apply when the client acknowledges them.
+     */
+    public static void authenticated(SocketAddress client) {
+        Accepted c = client == null ? null : ACCEPTED.get(client);
+        if (c != null) {
+            c.widen();
+        }
+    }
+
+    /** How many server connections of this JVM took frames of up to 1 MiB. */
+    static long widened() {
+        return WIDENED.get();
     }
 
     /**
@@ -101,9 +127,59 @@ public final class ComposingChannels {
 
     /** An accepted connection. */
     private static final class Accepted extends NioSocketChannel {
+        private final AtomicBoolean wide = new AtomicBoolean();
+
         Accepted(io.netty.channel.Channel parent, SocketChannel socket) {
             super(parent, socket);
             pipeline().addFirst(new Composing(false));
+            config().setRecvByteBufAllocator(new Reads(wide));
+            SocketAddress client = remoteAddress();
+            if (client != null) {
+                ACCEPTED.put(client, this);
+                closeFuture().addListener(f -> ACCEPTED.remove(client, this));
+            }
+        }
+
+        void widen() {
+            if (!wide.compareAndSet(false, true)) {
+                return;
+            }
+            WIDENED.incrementAndGet();
+            eventLoop().execute(() -> {
+                Http2ConnectionHandler h = pipeline().get(Http2ConnectionHandler.class);
+                if (h != null && isActive()) {
+                    ChannelHandlerContext hc = pipeline().context(h);
+                    h.encoder().writeSettings(hc, new Http2Settings().maxFrameSize(CLIENT_MAX_FRAME), hc.newPromise());
+                    hc.flush();
+                }
+            });
+        }
+    }
+
+    /** A server connection's reads: Netty's default sizes (up to 64 KiB) until it is wide, then up to 1 MiB, as a client's. */
+    private static final class Reads extends AdaptiveRecvByteBufAllocator {
+        private static final int NARROW_MAX = 64 << 10;
+        private final AtomicBoolean wide;
+
+        Reads(AtomicBoolean wide) {
+            super(64, 2048, 1 << 20);
+            this.wide = wide;
+        }
+
+        @Override
+        public Handle newHandle() {
+            return new DelegatingHandle(super.newHandle()) {
+                @Override
+                public int guess() {
+                    int g = delegate().guess();
+                    return wide.get() ? g : Math.min(g, NARROW_MAX);
+                }
+
+                @Override
+                public io.netty.buffer.ByteBuf allocate(io.netty.buffer.ByteBufAllocator alloc) {
+                    return alloc.ioBuffer(guess());
+                }
+            };
         }
     }
 

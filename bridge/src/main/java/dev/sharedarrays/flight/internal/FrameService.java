@@ -1,5 +1,6 @@
 package dev.sharedarrays.flight.internal;
 
+import io.grpc.Grpc;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
@@ -128,6 +129,8 @@ public final class FrameService {
 
     private static ServerCallHandler<Frame, Flight.PutResult> put(Handler producer, ExecutorService executor) {
         return (call, headers) -> {
+            // reached only past the token check (Arrow's middleware closes a refused call before it)
+            ComposingChannels.authenticated(call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
             AtomicBoolean gone = new AtomicBoolean();
             Incoming in = new Incoming(() -> call.request(1), gone::get);
             call.request(2);

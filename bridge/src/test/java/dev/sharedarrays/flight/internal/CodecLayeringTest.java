@@ -28,8 +28,11 @@ class CodecLayeringTest {
     static final Set<String> CODEC = Set.of("Frame", "Frames", "Incoming", "Outgoing", "FrameService", "Stopped", "Stalled",
             "TensorSchema");
 
-    /** Bridge classes the codec may use beside its own: the reset of a server stream (gRPC's internals, no delivery). */
-    static final Set<String> CODEC_MAY_USE = Set.of("StreamReset");
+    /**
+     * Bridge classes the codec may use beside its own: the reset of a server stream and the frame size
+     * of an authenticated connection (gRPC's and Netty's internals, no delivery).
+     */
+    static final Set<String> CODEC_MAY_USE = Set.of("StreamReset", "ComposingChannels");
 
     /**
      * Library types the codec may use: the element types (TensorSchema maps them to Arrow's). No
