@@ -19,6 +19,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.internal.SocketUtils;
 import java.net.SocketAddress;
 import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -46,10 +47,15 @@ public final class ComposingChannels {
     private static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(2 << 20, 4 << 20);
     /** The largest frame a client takes from the server it chose: a message of up to 1 MiB is one frame. */
     private static final int CLIENT_MAX_FRAME = 1 << 20;
-    /** A client's reads: Netty's default sizes, but up to 1 MiB a read where that much waits. */
+    /** A client's reads: Netty's default sizes, but up to 1 MiB a read where that much waits (one read a wake-up). */
     private static final AdaptiveRecvByteBufAllocator CLIENT_READS = new AdaptiveRecvByteBufAllocator(64, 2048, 1 << 20);
-    /** Accepted connections by their client's address, while open: an authenticated call finds its connection here. */
-    private static final ConcurrentHashMap<SocketAddress, Accepted> ACCEPTED = new ConcurrentHashMap<>();
+    /** A server connection's reads a wake-up at most: Netty's default for a socket, which a public setRecvByteBufAllocator does not apply. */
+    private static final int READS_PER_WAKE_UP = 16;
+    /**
+     * Accepted connections while active, by their two ends' addresses (one TCP connection at a time has
+     * them; every server of this JVM shares the map): an authenticated call finds its connection here.
+     */
+    private static final ConcurrentHashMap<List<SocketAddress>, Accepted> ACCEPTED = new ConcurrentHashMap<>();
     /** Connections of this JVM's servers that took frames of up to 1 MiB, for tests. */
     private static final AtomicLong WIDENED = new AtomicLong();
     private static final EventLoopGroup BOSS = group("sharedarrays-flight-accept", 1);
@@ -73,20 +79,37 @@ public final class ComposingChannels {
     }
 
     /**
-     * Lets the server connection of a call that passed the token check (its client's address, from
-     * the call's attributes) take frames of up to 1 MiB, once: HTTP/2 allows SETTINGS at any time,
-     * and they apply when the client acknowledges them.
+     * Lets the server connection of a call that passed the token check (its two ends' addresses,
+     * from the call's attributes) take frames of up to 1 MiB, once: HTTP/2 allows SETTINGS at any
+     * time, and they apply when the client acknowledges them.
      */
-    public static void authenticated(SocketAddress client) {
-        Accepted c = client == null ? null : ACCEPTED.get(client);
+    public static void authenticated(SocketAddress server, SocketAddress client) {
+        Accepted c = server == null || client == null ? null : ACCEPTED.get(List.of(server, client));
         if (c != null) {
             c.widen();
         }
     }
 
-    /** How many server connections of this JVM took frames of up to 1 MiB. */
+    /** How many server connections of this JVM were let take frames of up to 1 MiB. */
     static long widened() {
         return WIDENED.get();
+    }
+
+    /**
+     * The largest frame each active connection accepted on {@code port} takes now (its HTTP/2
+     * decoder's, which changes when the client acknowledges the SETTINGS), for tests.
+     */
+    static List<Integer> maxFrameSizes(int port) throws Exception {
+        List<Integer> out = new ArrayList<>();
+        for (Accepted c : ACCEPTED.values()) {
+            if (c.localAddress() != null && c.localAddress().getPort() == port) {
+                out.add(c.eventLoop().submit(() -> {
+                    Http2ConnectionHandler h = c.pipeline().get(Http2ConnectionHandler.class);
+                    return h == null ? -1 : h.decoder().localSettings().maxFrameSize().intValue();
+                }).get());
+            }
+        }
+        return out;
     }
 
     /**
@@ -132,12 +155,8 @@ public final class ComposingChannels {
         Accepted(io.netty.channel.Channel parent, SocketChannel socket) {
             super(parent, socket);
             pipeline().addFirst(new Composing(false));
+            pipeline().addFirst(new Listed());
             config().setRecvByteBufAllocator(new Reads(wide));
-            SocketAddress client = remoteAddress();
-            if (client != null) {
-                ACCEPTED.put(client, this);
-                closeFuture().addListener(f -> ACCEPTED.remove(client, this));
-            }
         }
 
         void widen() {
@@ -156,6 +175,30 @@ public final class ComposingChannels {
         }
     }
 
+    /** Keeps an accepted connection in {@link #ACCEPTED} from when it is active until it is not (a failed registration never is). */
+    private static final class Listed extends ChannelInboundHandlerAdapter {
+        private List<SocketAddress> ends;
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            SocketAddress server = ctx.channel().localAddress();
+            SocketAddress client = ctx.channel().remoteAddress();
+            if (server != null && client != null) {
+                ends = List.of(server, client);
+                ACCEPTED.put(ends, (Accepted) ctx.channel());
+            }
+            ctx.fireChannelActive();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            if (ends != null) {
+                ACCEPTED.remove(ends, ctx.channel());
+            }
+            ctx.fireChannelInactive();
+        }
+    }
+
     /** A server connection's reads: Netty's default sizes (up to 64 KiB) until it is wide, then up to 1 MiB, as a client's. */
     private static final class Reads extends AdaptiveRecvByteBufAllocator {
         private static final int NARROW_MAX = 64 << 10;
@@ -164,6 +207,7 @@ public final class ComposingChannels {
         Reads(AtomicBoolean wide) {
             super(64, 2048, 1 << 20);
             this.wide = wide;
+            maxMessagesPerRead(READS_PER_WAKE_UP);
         }
 
         @Override

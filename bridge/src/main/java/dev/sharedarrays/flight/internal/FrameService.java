@@ -130,7 +130,8 @@ public final class FrameService {
     private static ServerCallHandler<Frame, Flight.PutResult> put(Handler producer, ExecutorService executor) {
         return (call, headers) -> {
             // reached only past the token check (Arrow's middleware closes a refused call before it)
-            ComposingChannels.authenticated(call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
+            ComposingChannels.authenticated(call.getAttributes().get(Grpc.TRANSPORT_ATTR_LOCAL_ADDR),
+                    call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
             AtomicBoolean gone = new AtomicBoolean();
             Incoming in = new Incoming(() -> call.request(1), gone::get);
             call.request(2);

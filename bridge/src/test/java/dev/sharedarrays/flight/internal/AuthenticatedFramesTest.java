@@ -15,18 +15,98 @@ import dev.sharedarrays.flight.ClientOptions;
 import dev.sharedarrays.flight.FlightBridge;
 import dev.sharedarrays.flight.FlightBridgeException;
 import dev.sharedarrays.flight.ServeOptions;
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.grpc.netty.NettyChannelBuilder;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
  * A server connection takes HTTP/2 frames of up to 1 MiB only once a DoPut on it passed the
- * token check: a refused put leaves it at 16 KiB frames; an accepted one widens it, and 1 MiB
- * messages then arrive whole and in order.
+ * token check: a refused put leaves it at 16 KiB frames; an accepted one widens it (its decoder
+ * takes 1 MiB frames once the client acknowledged), and 1 MiB messages then arrive whole and in order.
  */
 class AuthenticatedFramesTest {
     private static final int ELEMENTS = 1 << 17; // 1 MiB of doubles
+    private static final int HTTP2_FRAME = 16_384;
+
+    /** DoPut's messages as raw bytes: a put whose message is no Flight data, refused after the token check. */
+    private static final MethodDescriptor<byte[], byte[]> RAW_PUT = MethodDescriptor.<byte[], byte[]>newBuilder()
+            .setType(MethodDescriptor.MethodType.BIDI_STREAMING).setFullMethodName("arrow.flight.protocol.FlightService/DoPut")
+            .setRequestMarshaller(new RawBytes()).setResponseMarshaller(new RawBytes()).build();
+
+    @Test
+    void theDecoderOfAnAuthenticatedPutsConnectionTakesLargeFramesAndARefusedOnesDoesNot() throws Exception {
+        try (BridgeServer server = FlightBridge.serve(ServeOptions.defaults().listen("127.0.0.1", 0).token("s3cret"))) {
+            ManagedChannel refused = NettyChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
+            ManagedChannel accepted = NettyChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
+            try {
+                assertEquals(Status.Code.UNAUTHENTICATED, put(refused, "guess").getCode());
+                assertEquals(List.of(HTTP2_FRAME), ComposingChannels.maxFrameSizes(server.port()), "the refused put's connection");
+                // the token passes; the message, no Flight data, is refused by the codec after it
+                assertEquals(Status.Code.INVALID_ARGUMENT, put(accepted, "s3cret").getCode());
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                List<Integer> sizes = ComposingChannels.maxFrameSizes(server.port());
+                while (!sizes.contains(1 << 20) && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                    sizes = ComposingChannels.maxFrameSizes(server.port());
+                }
+                List<Integer> sorted = new ArrayList<>(sizes);
+                Collections.sort(sorted);
+                assertEquals(List.of(HTTP2_FRAME, 1 << 20), sorted, "the refused put's connection, then the accepted one's");
+            } finally {
+                refused.shutdownNow();
+                accepted.shutdownNow();
+            }
+        }
+    }
+
+    /** One DoPut of a message that is no Flight data, with the bearer token given; the status it ends with. */
+    private static Status put(ManagedChannel ch, String token) throws Exception {
+        Metadata h = new Metadata();
+        h.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + token);
+        CompletableFuture<Status> closed = new CompletableFuture<>();
+        ClientCall<byte[], byte[]> call = ch.newCall(RAW_PUT, CallOptions.DEFAULT);
+        call.start(new ClientCall.Listener<>() {
+            @Override
+            public void onClose(Status status, Metadata trailers) {
+                closed.complete(status);
+            }
+        }, h);
+        call.request(1);
+        call.sendMessage(new byte[] {0x12, 5, 1, 2, 3, 4, 5});
+        call.halfClose();
+        return closed.get(10, TimeUnit.SECONDS);
+    }
+
+    private static final class RawBytes implements MethodDescriptor.Marshaller<byte[]> {
+        @Override
+        public InputStream stream(byte[] b) {
+            return new ByteArrayInputStream(b);
+        }
+
+        @Override
+        public byte[] parse(InputStream in) {
+            try {
+                return in.readAllBytes();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
 
     @Test
     void onlyAPutPastTheTokenCheckLetsItsConnectionTakeLargeFrames() throws Exception {

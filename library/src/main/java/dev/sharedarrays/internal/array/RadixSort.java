@@ -123,8 +123,9 @@ final class RadixSort {
     /** keys[from, to) from elements [first + from, first + to) of s; true if one was a NaN (its key is not one to sort). */
     private static boolean toKeys(Kind kind, MemorySegment s, long first, long[] keys, int from, int to) {
         boolean nans = false;
-        for (int at = from; at < to; at += Blocks.SIZE) {
-            nans |= toKeysBlock(kind, s, first, keys, at, Math.min(to, at + Blocks.SIZE));
+        for (int at = from, end; at < to; at = end) {
+            end = to - at > Blocks.SIZE ? at + Blocks.SIZE : to; // no at + SIZE past Integer.MAX_VALUE
+            nans |= toKeysBlock(kind, s, first, keys, at, end);
         }
         return nans;
     }
@@ -156,8 +157,9 @@ final class RadixSort {
 
     /** Elements [first + from, first + to) of s from the sorted keys[from, to). */
     private static void fromKeys(Kind kind, long[] keys, MemorySegment s, long first, int from, int to) {
-        for (int at = from; at < to; at += Blocks.SIZE) {
-            fromKeysBlock(kind, keys, s, first, at, Math.min(to, at + Blocks.SIZE));
+        for (int at = from, end; at < to; at = end) {
+            end = to - at > Blocks.SIZE ? at + Blocks.SIZE : to;
+            fromKeysBlock(kind, keys, s, first, at, end);
         }
     }
 

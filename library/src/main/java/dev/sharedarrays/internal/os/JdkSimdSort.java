@@ -20,7 +20,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * The JDK's own vectorized quicksorts (x86-simd-sort, the library behind the Arrays.sort
- * intrinsic of JDK-8309130 and JDK-8317976), called on native memory. Arrays.sort reaches them
+ * intrinsic of JDK-8309130 and JDK-8319577), called on native memory. Arrays.sort reaches them
  * only through its Java dual-pivot recursion (2x slower on 16M doubles than one call); a direct
  * call sorts a shared or local segment in place, as fast as numpy's sort.
  *
@@ -121,7 +121,10 @@ public final class JdkSimdSort {
         return null;
     }
 
-    /** Sorts a small reversed array: a library that ignores the type code or the range fails it. */
+    /**
+     * Sorts a small reversed array of both signs (where ints and floats order apart): a library that
+     * ignores the type code or the range fails it.
+     */
     private static boolean selfCheck(MethodHandle h, int type) {
         int n = 300;
         ValueLayout layout = switch (type) {
@@ -133,18 +136,18 @@ public final class JdkSimdSort {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment s = arena.allocate(layout, n + 2);
             for (int i = 0; i < n + 2; i++) {
-                set(s, type, i, 2 * (n - i) + 1);
+                set(s, type, i, n - 2 * i + 1);
             }
             try {
                 h.invokeExact(s, type, 1, n + 1);
             } catch (Throwable e) {
                 return false;
             }
-            if (get(s, type, 0) != 2 * n + 1 || get(s, type, n + 1) != -1) {
+            if (get(s, type, 0) != n + 1 || get(s, type, n + 1) != -n - 1) {
                 return false;
             }
             for (int i = 1; i <= n; i++) {
-                if (get(s, type, i) != 2 * i - 1) {
+                if (get(s, type, i) != 2 * i - n - 1) {
                     return false;
                 }
             }

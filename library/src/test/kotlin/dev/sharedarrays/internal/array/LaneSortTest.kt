@@ -14,6 +14,7 @@ import dev.sharedarrays.U64
 import dev.sharedarrays.internal.kernel.ElementType
 import dev.sharedarrays.internal.os.JdkSimdSort
 import io.kotest.core.spec.style.FunSpec
+import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.matchers.shouldBe
 import java.lang.foreign.MemorySegment
 import java.lang.foreign.ValueLayout.JAVA_INT
@@ -47,6 +48,13 @@ class LaneSortTest : FunSpec({
         LaneSort.nativeType(ElementType.U32) shouldBe if (narrow) JdkSimdSort.INT else 0
         LaneSort.nativeType(ElementType.U64) shouldBe if (wide) JdkSimdSort.LONG else 0
         LaneSort.nativeType(ElementType.I16) shouldBe 0
+        if (!wide) { // where only the AVX2 entry (which would stop the process on a 64-bit type) or none is linked
+            java.lang.foreign.Arena.ofConfined().use { arena ->
+                val seg = arena.allocate(16)
+                shouldThrow<IllegalArgumentException> { JdkSimdSort.sort(seg, JdkSimdSort.DOUBLE, 0, 2) }
+                shouldThrow<IllegalArgumentException> { JdkSimdSort.sort(seg, JdkSimdSort.LONG, 0, 2) }
+            }
+        }
     }
 
     for (dtype in listOf<DType<*>>(F64.TYPE, F32.TYPE, I64.TYPE, I32.TYPE, U64.TYPE, U32.TYPE)) {
