@@ -42,8 +42,13 @@ final class NumpyHabitsRows {
                     x.data().setAtIndex(ValueLayout.JAVA_DOUBLE, i, rnd.nextDouble());
                 }
             }
-            SharedNDArray<Bool> mask = add(all, a.gt(0.5).share(shm));
-            SharedNDArray<F32> a32 = add(all, a.astype(F32.TYPE).share(shm));
+            SharedNDArray<Bool> mask;
+            SharedNDArray<F32> a32;
+            // the process-local results go at once, not at a collection
+            try (SharedNDArray<Bool> m0 = a.gt(0.5); SharedNDArray<F32> f0 = a.astype(F32.TYPE)) {
+                mask = add(all, m0.share(shm));
+                a32 = add(all, f0.share(shm));
+            }
             if (multiCoreOnly) {
                 multiCore(new Operands(a, b, m, row, mask, a32), runs, new double[1]);
                 return;

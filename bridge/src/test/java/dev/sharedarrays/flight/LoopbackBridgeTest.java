@@ -335,28 +335,6 @@ class LoopbackBridgeTest {
         return h;
     }
 
-    /** DoPut's messages as raw bytes, to send what no Flight client would. */
-    private static final io.grpc.MethodDescriptor<byte[], byte[]> RAW_PUT = io.grpc.MethodDescriptor.<byte[], byte[]>newBuilder()
-            .setType(io.grpc.MethodDescriptor.MethodType.BIDI_STREAMING)
-            .setFullMethodName("arrow.flight.protocol.FlightService/DoPut")
-            .setRequestMarshaller(new RawBytes()).setResponseMarshaller(new RawBytes()).build();
-
-    private static final class RawBytes implements io.grpc.MethodDescriptor.Marshaller<byte[]> {
-        @Override
-        public java.io.InputStream stream(byte[] b) {
-            return new java.io.ByteArrayInputStream(b);
-        }
-
-        @Override
-        public byte[] parse(java.io.InputStream in) {
-            try {
-                return in.readAllBytes();
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        }
-    }
-
     @Test
     void malformedFlightDataIsRefusedAndTheServerCarriesOn() throws Exception {
         String name = unique("fl-bad");
@@ -368,7 +346,7 @@ class LoopbackBridgeTest {
             try {
                 for (byte[] m : messages) {
                     CompletableFuture<io.grpc.Status> closed = new CompletableFuture<>();
-                    io.grpc.ClientCall<byte[], byte[]> call = ch.newCall(RAW_PUT, io.grpc.CallOptions.DEFAULT);
+                    io.grpc.ClientCall<byte[], byte[]> call = ch.newCall(RawFlight.DO_PUT, io.grpc.CallOptions.DEFAULT);
                     call.start(new io.grpc.ClientCall.Listener<>() {
                         @Override
                         public void onClose(io.grpc.Status status, io.grpc.Metadata trailers) {
@@ -475,7 +453,7 @@ class LoopbackBridgeTest {
             try {
                 for (byte[] header : List.of(nestedSchema(2, true), nestedSchema(10_000, false))) {
                     CompletableFuture<io.grpc.Status> closed = new CompletableFuture<>();
-                    io.grpc.ClientCall<byte[], byte[]> call = ch.newCall(RAW_PUT, io.grpc.CallOptions.DEFAULT);
+                    io.grpc.ClientCall<byte[], byte[]> call = ch.newCall(RawFlight.DO_PUT, io.grpc.CallOptions.DEFAULT);
                     call.start(new io.grpc.ClientCall.Listener<>() {
                         @Override
                         public void onClose(io.grpc.Status status, io.grpc.Metadata trailers) {

@@ -15,13 +15,9 @@ import io.grpc.CallOptions;
 import io.grpc.ClientCall;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
-import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.netty.NettyChannelBuilder;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,30 +50,6 @@ class ServerLimitsTest {
         return base + "-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
     }
 
-    private static final class RawBytes implements MethodDescriptor.Marshaller<byte[]> {
-        @Override
-        public InputStream stream(byte[] b) {
-            return new ByteArrayInputStream(b);
-        }
-
-        @Override
-        public byte[] parse(InputStream in) {
-            try {
-                return in.readAllBytes();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-    }
-
-    private static MethodDescriptor<byte[], byte[]> raw(MethodDescriptor.MethodType type, String method) {
-        return MethodDescriptor.<byte[], byte[]>newBuilder().setType(type).setFullMethodName("arrow.flight.protocol.FlightService/" + method)
-                .setRequestMarshaller(new RawBytes()).setResponseMarshaller(new RawBytes()).build();
-    }
-
-    private static final MethodDescriptor<byte[], byte[]> RAW_GET = raw(MethodDescriptor.MethodType.SERVER_STREAMING, "DoGet");
-    private static final MethodDescriptor<byte[], byte[]> RAW_PUT = raw(MethodDescriptor.MethodType.BIDI_STREAMING, "DoPut");
-
     /** A Ticket message: field 1, the bytes of "kind/name". */
     private static byte[] ticket(String path) {
         byte[] p = path.getBytes(StandardCharsets.UTF_8);
@@ -99,7 +71,7 @@ class ServerLimitsTest {
                                                         AtomicInteger received, CompletableFuture<ClientCall<byte[], byte[]>> started)
             throws IOException {
         CompletableFuture<Status> closed = new CompletableFuture<>();
-        ClientCall<byte[], byte[]> call = ch.newCall(RAW_GET, CallOptions.DEFAULT);
+        ClientCall<byte[], byte[]> call = ch.newCall(RawFlight.DO_GET, CallOptions.DEFAULT);
         call.start(new ClientCall.Listener<>() {
             @Override
             public void onMessage(byte[] m) {

@@ -45,8 +45,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ComposingChannels {
     /** Bytes a connection may have queued for its socket before it is unwritable (and below which it is writable again). */
     private static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(2 << 20, 4 << 20);
-    /** The largest frame a client takes from the server it chose: a message of up to 1 MiB is one frame. */
-    private static final int CLIENT_MAX_FRAME = 1 << 20;
+    /** The largest frame a client takes from the server it chose, and a server from an authenticated client: a message of up to 1 MiB is one frame. */
+    private static final int MAX_FRAME = 1 << 20;
     /** A client's reads: Netty's default sizes, but up to 1 MiB a read where that much waits (one read a wake-up). */
     private static final AdaptiveRecvByteBufAllocator CLIENT_READS = new AdaptiveRecvByteBufAllocator(64, 2048, 1 << 20);
     /** A server connection's reads a wake-up at most: Netty's default for a socket, which a public setRecvByteBufAllocator does not apply. */
@@ -128,10 +128,8 @@ public final class ComposingChannels {
             for (Map.Entry<String, ChannelHandler> e : ctx.pipeline()) {
                 if (e.getValue() instanceof Http2ConnectionHandler h) {
                     h.setCumulator(BoundedComposite.INSTANCE);
-                    if (client) { // applied when the server acknowledges it; HTTP/2 allows more SETTINGS at any time
-                        ChannelHandlerContext hc = ctx.pipeline().context(h);
-                        h.encoder().writeSettings(hc, new Http2Settings().maxFrameSize(CLIENT_MAX_FRAME), hc.newPromise());
-                        hc.flush();
+                    if (client) {
+                        takeLargeFrames(ctx.pipeline(), h);
                     }
                     ctx.pipeline().remove(this);
                     break;
@@ -139,6 +137,16 @@ public final class ComposingChannels {
             }
             ctx.fireChannelRead(msg);
         }
+    }
+
+    /**
+     * Tells the peer this end takes frames of up to {@link #MAX_FRAME}: applied when the peer
+     * acknowledges it; HTTP/2 allows more SETTINGS at any time. On the connection's event loop.
+     */
+    private static void takeLargeFrames(io.netty.channel.ChannelPipeline pipeline, Http2ConnectionHandler h) {
+        ChannelHandlerContext hc = pipeline.context(h);
+        h.encoder().writeSettings(hc, new Http2Settings().maxFrameSize(MAX_FRAME), hc.newPromise());
+        hc.flush();
     }
 
     /** A client connection. */
@@ -167,9 +175,7 @@ public final class ComposingChannels {
             eventLoop().execute(() -> {
                 Http2ConnectionHandler h = pipeline().get(Http2ConnectionHandler.class);
                 if (h != null && isActive()) {
-                    ChannelHandlerContext hc = pipeline().context(h);
-                    h.encoder().writeSettings(hc, new Http2Settings().maxFrameSize(CLIENT_MAX_FRAME), hc.newPromise());
-                    hc.flush();
+                    takeLargeFrames(pipeline(), h);
                 }
             });
         }

@@ -14,18 +14,14 @@ import dev.sharedarrays.flight.BridgeServer;
 import dev.sharedarrays.flight.ClientOptions;
 import dev.sharedarrays.flight.FlightBridge;
 import dev.sharedarrays.flight.FlightBridgeException;
+import dev.sharedarrays.flight.RawFlight;
 import dev.sharedarrays.flight.ServeOptions;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
-import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.netty.NettyChannelBuilder;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -43,10 +39,6 @@ class AuthenticatedFramesTest {
     private static final int ELEMENTS = 1 << 17; // 1 MiB of doubles
     private static final int HTTP2_FRAME = 16_384;
 
-    /** DoPut's messages as raw bytes: a put whose message is no Flight data, refused after the token check. */
-    private static final MethodDescriptor<byte[], byte[]> RAW_PUT = MethodDescriptor.<byte[], byte[]>newBuilder()
-            .setType(MethodDescriptor.MethodType.BIDI_STREAMING).setFullMethodName("arrow.flight.protocol.FlightService/DoPut")
-            .setRequestMarshaller(new RawBytes()).setResponseMarshaller(new RawBytes()).build();
 
     @Test
     void theDecoderOfAnAuthenticatedPutsConnectionTakesLargeFramesAndARefusedOnesDoesNot() throws Exception {
@@ -79,7 +71,7 @@ class AuthenticatedFramesTest {
         Metadata h = new Metadata();
         h.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + token);
         CompletableFuture<Status> closed = new CompletableFuture<>();
-        ClientCall<byte[], byte[]> call = ch.newCall(RAW_PUT, CallOptions.DEFAULT);
+        ClientCall<byte[], byte[]> call = ch.newCall(RawFlight.DO_PUT, CallOptions.DEFAULT);
         call.start(new ClientCall.Listener<>() {
             @Override
             public void onClose(Status status, Metadata trailers) {
@@ -90,22 +82,6 @@ class AuthenticatedFramesTest {
         call.sendMessage(new byte[] {0x12, 5, 1, 2, 3, 4, 5});
         call.halfClose();
         return closed.get(10, TimeUnit.SECONDS);
-    }
-
-    private static final class RawBytes implements MethodDescriptor.Marshaller<byte[]> {
-        @Override
-        public InputStream stream(byte[] b) {
-            return new ByteArrayInputStream(b);
-        }
-
-        @Override
-        public byte[] parse(InputStream in) {
-            try {
-                return in.readAllBytes();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
     }
 
     @Test

@@ -5,7 +5,6 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
-import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -127,14 +126,8 @@ public final class JdkSimdSort {
      */
     private static boolean selfCheck(MethodHandle h, int type) {
         int n = 300;
-        ValueLayout layout = switch (type) {
-            case DOUBLE -> JAVA_DOUBLE;
-            case LONG -> JAVA_LONG;
-            case FLOAT -> JAVA_FLOAT;
-            default -> JAVA_INT;
-        };
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment s = arena.allocate(layout, n + 2);
+            MemorySegment s = arena.allocate((n + 2L) * (type == DOUBLE || type == LONG ? 8 : 4), 8);
             for (int i = 0; i < n + 2; i++) {
                 set(s, type, i, n - 2 * i + 1);
             }
