@@ -6,11 +6,12 @@ import java.util.Arrays;
 import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 /**
- * A least-significant-digit radix sort of a heap lane, for where there is no native sort
- * ({@link LaneSort}): a CPU without AVX-512, where {@link Arrays#sort} is a scalar quicksort 6x
- * slower than numpy's AVX2 sort on 16M doubles. Values become 64-bit keys that order as unsigned
- * numbers; one pass counts every byte of every key, then one stable scatter per byte that is not
- * the same in all keys. It needs a scratch lane as long as the range; below {@link #MIN_LENGTH}
+ * A radix sort of a heap lane, for where there is no native sort ({@link LaneSort}): a CPU without
+ * AVX-512, where {@link Arrays#sort} is a scalar quicksort 6x slower than numpy's AVX2 sort on 16M
+ * doubles. Values become 64-bit keys that order as unsigned numbers. Keys that differ in few bytes
+ * take a least-significant-digit sort: one pass counts every byte of every key, then one stable
+ * scatter per byte that is not the same in all keys; the others take {@link MsdRadixSort}. It
+ * needs a scratch lane as long as the range; below {@link #MIN_LENGTH}
  * elements {@link Arrays#sort} is faster and is used. The order is Arrays.sort's: for doubles
  * {@link Double#compare}'s (-0.0 before 0.0, NaNs last, each NaN's bits kept).
  */
@@ -202,15 +203,29 @@ final class RadixSort {
     /**
      * Sorts keys[from, from + n) as unsigned longs through scratch[from, from + n) and returns the
      * array that holds them sorted there. On more than one thread (parts, each at least
-     * {@link #MIN_LENGTH} keys), a sample sort: splitters from a sample cut the keys into one bucket
-     * a thread; the threads count their slice's keys a bucket, scatter them to their bucket's place
-     * in scratch, then each bucket is radix-sorted where it lies, with the same range of keys as its
-     * scratch. A merge of runs instead took a single-threaded pass over the lane.
+     * {@link #MIN_LENGTH} keys), {@link MsdRadixSort}'s split on every thread where the keys differ
+     * in many bytes and its buckets share out evenly; else a sample sort: splitters from a sample cut
+     * the keys into one bucket a thread; the threads count their slice's keys a bucket, scatter them
+     * to their bucket's place in scratch, then each bucket is radix-sorted where it lies, with the
+     * same range of keys as its scratch. A merge of runs instead took a single-threaded pass over the lane.
      */
     private static long[] sortKeys(long[] keys, int from, int n, long[] scratch, int parts) {
         int p = Math.min(parts, n / MIN_LENGTH);
         if (p < 2) {
-            sortUnsigned(keys, from, n, scratch, from);
+            sortUnsigned(keys, from, n, scratch);
+            return keys;
+        }
+        long first = keys[from];
+        long[] differs = new long[p];
+        Parallel.each(p, part -> differs[part] = differ(keys, from + slice(n, p, part), from + slice(n, p, part + 1), first));
+        long differ = 0;
+        for (long d : differs) {
+            differ |= d;
+        }
+        if (differ == 0) {
+            return keys;
+        }
+        if (varyingBytes(differ) >= MsdRadixSort.MIN_VARYING_BYTES && MsdRadixSort.sort(keys, from, n, scratch, differ, p)) {
             return keys;
         }
         long[] splitters = splitters(keys, from, n, p);
@@ -219,7 +234,7 @@ final class RadixSort {
         long[][] starts = SampleSplit.starts(counts, from);
         Parallel.each(p, part -> scatter(keys, from + slice(n, p, part), from + slice(n, p, part + 1), splitters, scratch, starts[part]));
         long[] bucketStart = starts[p];
-        Parallel.each(p, b -> sortUnsigned(scratch, (int) bucketStart[b], (int) (bucketStart[b + 1] - bucketStart[b]), keys, (int) bucketStart[b]));
+        Parallel.each(p, b -> sortUnsigned(scratch, (int) bucketStart[b], (int) (bucketStart[b + 1] - bucketStart[b]), keys));
         return scratch;
     }
 
@@ -254,17 +269,45 @@ final class RadixSort {
         }
     }
 
-    /** Sorts a[from, from + n) as unsigned longs through scratch[at, at + n). */
-    private static void sortUnsigned(long[] a, int from, int n, long[] scratch, int at) {
+    /**
+     * Sorts a[from, from + n) as unsigned longs through scratch[from, from + n): by byte passes where
+     * the keys differ in few bytes, else by {@link MsdRadixSort}.
+     */
+    private static void sortUnsigned(long[] a, int from, int n, long[] scratch) {
         if (n < 2) {
             return;
         }
-        int[] counts = new int[DIGITS * RADIX];
-        long first = a[from];
+        long differ = differ(a, from, from + n, a[from]);
+        if (varyingBytes(differ) >= MsdRadixSort.MIN_VARYING_BYTES) {
+            MsdRadixSort.sort(a, from, n, scratch, differ);
+        } else if (differ != 0) {
+            sortBytes(a, from, n, scratch, differ);
+        }
+    }
+
+    /** The bits in which keys[from, to) differ from first. */
+    private static long differ(long[] keys, int from, int to, long first) {
         long differ = 0;
+        for (int i = from; i < to; i++) {
+            differ |= keys[i] ^ first;
+        }
+        return differ;
+    }
+
+    /** How many of the 8 bytes have a bit of differ. */
+    private static int varyingBytes(long differ) {
+        int varying = 0;
+        for (int d = 0; d < DIGITS; d++) {
+            varying += ((differ >>> (8 * d)) & 0xff) != 0 ? 1 : 0;
+        }
+        return varying;
+    }
+
+    /** Sorts a[from, from + n) as unsigned longs through scratch[from, from + n), a pass a byte where differ has bits. */
+    private static void sortBytes(long[] a, int from, int n, long[] scratch, long differ) {
+        int[] counts = new int[DIGITS * RADIX];
         for (int i = from; i < from + n; i++) {
             long v = a[i];
-            differ |= v ^ first;
             counts[(int) v & 0xff]++;
             counts[RADIX + ((int) (v >>> 8) & 0xff)]++;
             counts[2 * RADIX + ((int) (v >>> 16) & 0xff)]++;
@@ -275,33 +318,28 @@ final class RadixSort {
             counts[7 * RADIX + (int) (v >>> 56)]++;
         }
         long[] src = a;
-        int srcAt = from;
         long[] dst = scratch;
-        int dstAt = at;
         int[] next = new int[RADIX];
         for (int d = 0; d < DIGITS; d++) {
             int shift = 8 * d;
             if (((differ >>> shift) & 0xff) == 0) {
                 continue; // every key has this byte: the pass would keep the order
             }
-            int place = dstAt;
+            int place = from;
             for (int b = 0; b < RADIX; b++) {
                 next[b] = place;
                 place += counts[d * RADIX + b];
             }
-            for (int i = srcAt; i < srcAt + n; i++) {
+            for (int i = from; i < from + n; i++) {
                 long v = src[i];
                 dst[next[(int) (v >>> shift) & 0xff]++] = v;
             }
             long[] t = src;
             src = dst;
             dst = t;
-            int ta = srcAt;
-            srcAt = dstAt;
-            dstAt = ta;
         }
         if (src != a) {
-            System.arraycopy(src, srcAt, a, from, n);
+            System.arraycopy(src, from, a, from, n);
         }
     }
 }

@@ -12,7 +12,8 @@ import java.util.SplittableRandom
  * few of them (passes skipped), signed extremes, doubles with NaNs of both signs and any payload
  * (kept, last), -0.0 before 0.0, infinities, sub-ranges of a larger array, lengths around the
  * switch to Arrays.sort; longs of uneven spread (constant bytes between varying ones, one key in a
- * third, doubles' bits, sorted and reversed runs).
+ * third, doubles' bits, sorted and reversed runs); keys for the most-significant-digit sort in clusters,
+ * with outliers and duplicates.
  */
 class RadixSortTest : FunSpec({
     val lengths = listOf(RadixSort.MIN_LENGTH - 1, RadixSort.MIN_LENGTH, RadixSort.MIN_LENGTH + 1, 200_003)
@@ -164,6 +165,30 @@ class RadixSortTest : FunSpec({
             RadixSort.sort(a, 0, n, LongArray(n))
             withClue(name) {
                 (0 until n).firstOrNull { a[it] != expected[it] } shouldBe null // the first index out of order
+            }
+        }
+    }
+
+    test("keys that differ in six bytes or more (the most-significant-digit sort) in clusters, with outliers and duplicates sort as Arrays.sort sorts them") {
+        val rnd = SplittableRandom(23)
+        val n = 400_009
+        val centers = LongArray(64) { rnd.nextLong() }
+        val kinds: List<Pair<String, (Int) -> Long>> = listOf(
+            "small keys, one in a thousand anywhere" to { i -> if (i % 1000 == 0) rnd.nextLong() else rnd.nextLong(1L shl 12) },
+            "64 clusters ten bits wide" to { _ -> centers[rnd.nextInt(64)] + rnd.nextLong(1024) },
+            "64 clusters, each key twice or more" to { _ -> centers[rnd.nextInt(64)] + rnd.nextLong(2000) * 0x1_0000_0001L },
+            "a leaf's keys close together but for one" to { i -> if (i % 5000 == 0) rnd.nextLong() else (i / 5000).toLong() shl 40 or rnd.nextLong(1L shl 30) },
+            "two values but for every 97th key" to { i -> if (i % 97 == 0) rnd.nextLong() else if (i % 2 == 0) Long.MIN_VALUE else Long.MAX_VALUE },
+            "doubles of floats: low 29 bits zero" to { _ -> java.lang.Double.doubleToRawLongBits(rnd.nextDouble(-1e6, 1e6).toFloat().toDouble()) },
+        )
+        for ((name, kind) in kinds) {
+            for (length in listOf(n, RadixSort.MIN_LENGTH + 3)) {
+                val a = LongArray(length) { kind(it) }
+                val expected = a.copyOf().also { java.util.Arrays.sort(it) }
+                RadixSort.sort(a, 0, length, LongArray(length))
+                withClue("$name, $length keys") {
+                    (0 until length).firstOrNull { a[it] != expected[it] } shouldBe null
+                }
             }
         }
     }
