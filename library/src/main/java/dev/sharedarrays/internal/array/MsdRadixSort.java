@@ -2,12 +2,12 @@ package dev.sharedarrays.internal.array;
 
 /**
  * A most-significant-digit radix sort of unsigned 64-bit keys, for {@link RadixSort}'s lanes whose
- * keys differ in more than {@link #MIN_VARYING_BYTES} - 1 bytes: there a byte pass of the
- * least-significant-digit sort over a lane in main memory writes to 256 places at once and takes
- * 60-90 ms on 16M keys, while this sort's passes past the first work on blocks that stay in the cache.
+ * keys differ in {@link #MIN_VARYING_BYTES} bytes or more: there the least-significant-digit sort
+ * makes as many byte passes over the whole lane in main memory, each writing to 256 places at once
+ * (60-90 ms on 16M keys), while this sort's passes past the first work on blocks that stay in the cache.
  * <p>
  * A node of the recursion splits its keys by up to {@link #MAX_NODE_BITS} bits below the highest
- * bit that differs among them, into buckets of about {@link #LEAF} keys. A leaf (a bucket of at most
+ * bit that differs among them, into buckets of {@link #LEAF} / 2 keys or fewer on average. A leaf (a bucket of at most
  * LEAF keys) is split once by about log2(its size) bits below the bits its node's split gave it, so
  * its buckets hold a key or two, and an insertion sort puts them in order; a bucket of more than
  * {@link #SMALL} keys is a leaf again, split below its own highest differing bit. Equal keys are equal
@@ -15,7 +15,7 @@ package dev.sharedarrays.internal.array;
  * at most 64 deep.
  */
 final class MsdRadixSort {
-    /** Lanes whose keys differ in fewer bytes take RadixSort's byte passes (one each), fewer than here. */
+    /** Keys that differ in fewer bytes take RadixSort's byte passes, one a byte: fewer passes than here. */
     static final int MIN_VARYING_BYTES = 6;
     private static final int LEAF = 1 << 13;
     private static final int MAX_NODE_BITS = 11;
@@ -36,7 +36,7 @@ final class MsdRadixSort {
      * As {@link #sort(long[], int, int, long[], long)} on {@code parts} threads ({@link Parallel#each}):
      * the first split is made by all of them, each counting and moving a slice of the keys, then each
      * sorts the buckets that start in its share of the keys. Returns false, having moved nothing, where
-     * a bucket of that split would hold over half a share (the threads would not finish together).
+     * a bucket of that split would hold over half a share (one thread would get most of the work).
      */
     static boolean sort(long[] a, int from, int n, long[] scratch, long differ, int parts) {
         int top = 64 - Long.numberOfLeadingZeros(differ);
@@ -148,7 +148,8 @@ final class MsdRadixSort {
     }
 
     /**
-     * {@link #node} of at most {@link #LEAF} keys, with count and next of at least n entries; top is
+     * {@link #node} of at most {@link #LEAF} keys, with count and next of LEAF entries (a leaf's
+     * split takes at most log2(LEAF) bits); top is
      * as there, or -1 where not known (a bucket a split left large: it may be one value, or differ
      * in a few low bits only), so this looks for the bits that differ first.
      */

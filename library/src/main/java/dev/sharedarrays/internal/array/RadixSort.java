@@ -8,9 +8,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 /**
  * A radix sort of a heap lane, for where there is no native sort ({@link LaneSort}): a CPU without
  * AVX-512, where {@link Arrays#sort} is a scalar quicksort 6x slower than numpy's AVX2 sort on 16M
- * doubles. Values become 64-bit keys that order as unsigned numbers. Keys that differ in few bytes
- * take a least-significant-digit sort: one pass counts every byte of every key, then one stable
- * scatter per byte that is not the same in all keys; the others take {@link MsdRadixSort}. It
+ * doubles. Values become 64-bit keys that order as unsigned numbers; one pass finds the bytes in
+ * which they differ. Keys that differ in few bytes take a least-significant-digit sort: one pass
+ * counts every byte of every key, then one stable scatter per byte that is not the same in all
+ * keys; the others take {@link MsdRadixSort}. It
  * needs a scratch lane as long as the range; below {@link #MIN_LENGTH}
  * elements {@link Arrays#sort} is faster and is used. The order is Arrays.sort's: for doubles
  * {@link Double#compare}'s (-0.0 before 0.0, NaNs last, each NaN's bits kept).

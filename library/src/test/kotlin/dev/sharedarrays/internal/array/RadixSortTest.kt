@@ -185,9 +185,12 @@ class RadixSortTest : FunSpec({
             for (length in listOf(n, RadixSort.MIN_LENGTH + 3)) {
                 val a = LongArray(length) { kind(it) }
                 val expected = a.copyOf().also { java.util.Arrays.sort(it) }
+                val parallel = a.copyOf()
                 RadixSort.sort(a, 0, length, LongArray(length))
+                HeapSorts.sort(parallel, 2)
                 withClue("$name, $length keys") {
                     (0 until length).firstOrNull { a[it] != expected[it] } shouldBe null
+                    (0 until length).firstOrNull { parallel[it] != expected[it] } shouldBe null // on two threads
                 }
             }
         }
@@ -200,7 +203,7 @@ class RadixSortTest : FunSpec({
         RadixSort.scratch(Int.MAX_VALUE - 8, 2) shouldBe null // 48 GiB: over half of any test JVM's heap
     }
 
-    test("the parallel heap sort (a sample sort into a bucket a thread, each radix-sorted) gives Arrays.sort's order") {
+    test("the parallel heap sort (the most-significant-digit split on every thread, or a sample sort where its buckets would not share out) gives Arrays.sort's order") {
         val rnd = SplittableRandom(13)
         val n = 3 * RadixSort.MIN_LENGTH + 5
         for (parts in listOf(2, 3)) {
