@@ -4,7 +4,7 @@ import java.util.Arrays;
 
 /**
  * A long lane's heap sort over several threads, where there is no native sort to split into
- * buckets ({@link ParallelLaneSort}): {@link RadixSort}'s sample sort over the threads; where its
+ * buckets ({@link ParallelLaneSort}): {@link RadixSort}'s split over the threads; where its
  * scratch finds no heap, each thread sorts a run with {@link Arrays#sort}, then the runs
  * are merged pairwise (one pass for two threads). {@link Arrays#parallelSort} would do this, but
  * sorts on one thread where the common pool has one worker, as on 2 cores. The order is

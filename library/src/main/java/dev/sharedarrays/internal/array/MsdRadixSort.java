@@ -46,7 +46,7 @@ final class MsdRadixSort {
         int[][] counts = new int[parts][];
         Parallel.each(parts, part -> {
             int[] count = new int[mask + 1];
-            for (int i = from + slice(n, parts, part), end = from + slice(n, parts, part + 1); i < end; i++) {
+            for (int i = from + RadixSort.slice(n, parts, part), end = from + RadixSort.slice(n, parts, part + 1); i < end; i++) {
                 count[(int) (a[i] >>> shift) & mask]++;
             }
             counts[part] = count;
@@ -69,7 +69,7 @@ final class MsdRadixSort {
         }
         Parallel.each(parts, part -> {
             int[] next = starts[part];
-            for (int i = from + slice(n, parts, part), end = from + slice(n, parts, part + 1); i < end; i++) {
+            for (int i = from + RadixSort.slice(n, parts, part), end = from + RadixSort.slice(n, parts, part + 1); i < end; i++) {
                 long v = a[i];
                 scratch[next[(int) (v >>> shift) & mask]++] = v;
             }
@@ -80,7 +80,7 @@ final class MsdRadixSort {
             for (int b = 0; b <= mask; b++) { // the buckets that start in this part's share of the keys
                 int start = bucketStart[b];
                 int c = bucketStart[b + 1] - start;
-                if (start - from < slice(n, parts, part) || start - from >= slice(n, parts, part + 1)) {
+                if (start - from < RadixSort.slice(n, parts, part) || start - from >= RadixSort.slice(n, parts, part + 1)) {
                     continue;
                 }
                 if (c > 1) {
@@ -93,9 +93,6 @@ final class MsdRadixSort {
         return true;
     }
 
-    private static int slice(int n, int parts, int part) {
-        return (int) ((long) n * part / parts);
-    }
 
     /**
      * Sorts the keys in src[from, from + n), which are equal in every bit from {@code top} up, into

@@ -239,7 +239,8 @@ final class RadixSort {
         return scratch;
     }
 
-    private static int slice(int n, int parts, int part) {
+    /** Where part of parts starts in n elements. */
+    static int slice(int n, int parts, int part) {
         return (int) ((long) n * part / parts);
     }
 
