@@ -93,7 +93,6 @@ final class MsdRadixSort {
         return true;
     }
 
-
     /**
      * Sorts the keys in src[from, from + n), which are equal in every bit from {@code top} up, into
      * a: src if srcIsA, else dst (the other array is scratch). leafCount and leafNext are the
