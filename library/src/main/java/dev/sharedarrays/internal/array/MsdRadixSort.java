@@ -1,5 +1,7 @@
 package dev.sharedarrays.internal.array;
 
+import java.util.Arrays;
+
 /**
  * A most-significant-digit radix sort of unsigned 64-bit keys, for {@link RadixSort}'s lanes whose
  * keys differ in {@link #MIN_VARYING_BYTES} bytes or more: there the least-significant-digit sort
@@ -67,13 +69,8 @@ final class MsdRadixSort {
                 return false;
             }
         }
-        Parallel.each(parts, part -> {
-            int[] next = starts[part];
-            for (int i = from + RadixSort.slice(n, parts, part), end = from + RadixSort.slice(n, parts, part + 1); i < end; i++) {
-                long v = a[i];
-                scratch[next[(int) (v >>> shift) & mask]++] = v;
-            }
-        });
+        Parallel.each(parts, part -> RadixSort.scatter(a, from + RadixSort.slice(n, parts, part), from + RadixSort.slice(n, parts, part + 1),
+                scratch, starts[part], shift, mask));
         Parallel.each(parts, part -> {
             int[] leafCount = new int[LEAF];
             int[] leafNext = new int[LEAF];
@@ -116,9 +113,7 @@ final class MsdRadixSort {
         }
         int vary = 64 - Long.numberOfLeadingZeros(differ);
         if (vary == 0) { // one value
-            if (!srcIsA) {
-                System.arraycopy(src, from, dst, from, n);
-            }
+            intoA(src, dst, from, n, srcIsA);
             return;
         }
         if (vary < top) { // the digit's top bits are one value here: split below them instead
@@ -129,10 +124,7 @@ final class MsdRadixSort {
         for (int b = 0, at = from; b <= mask; at += count[b++]) {
             next[b] = at;
         }
-        for (int i = from; i < from + n; i++) {
-            long v = src[i];
-            dst[next[(int) (v >>> shift) & mask]++] = v;
-        }
+        RadixSort.scatter(src, from, from + n, dst, next, shift, mask);
         for (int b = 0, at = from; b <= mask; at += count[b++]) {
             int c = count[b];
             if (c > 1) {
@@ -152,24 +144,16 @@ final class MsdRadixSort {
     private static void leaf(long[] src, long[] dst, int from, int n, int top, boolean srcIsA, int[] count, int[] next) {
         long[] a = srcIsA ? src : dst;
         if (n <= 2 * SMALL) {
-            if (!srcIsA) {
-                System.arraycopy(src, from, a, from, n);
-            }
+            intoA(src, dst, from, n, srcIsA);
             insertion(a, from, from + n);
             return;
         }
         int low = 0;
         int high = top;
         if (top < 0) {
-            long first = src[from];
-            long differ = 0;
-            for (int i = from; i < from + n; i++) {
-                differ |= src[i] ^ first;
-            }
+            long differ = RadixSort.differ(src, from, from + n, src[from]);
             if (differ == 0) {
-                if (!srcIsA) {
-                    System.arraycopy(src, from, a, from, n);
-                }
+                intoA(src, dst, from, n, srcIsA);
                 return;
             }
             low = Long.numberOfTrailingZeros(differ);
@@ -178,7 +162,7 @@ final class MsdRadixSort {
         int bits = Math.min(high - low, 32 - Integer.numberOfLeadingZeros(n - 1)); // 2^bits < 2n
         int shift = high - bits;
         int mask = (1 << bits) - 1;
-        java.util.Arrays.fill(count, 0, mask + 1, 0);
+        Arrays.fill(count, 0, mask + 1, 0);
         for (int i = from; i < from + n; i++) {
             count[(int) (src[i] >>> shift) & mask]++;
         }
@@ -187,10 +171,7 @@ final class MsdRadixSort {
             next[b] = at;
             largest = Math.max(largest, count[b]);
         }
-        for (int i = from; i < from + n; i++) {
-            long v = src[i];
-            dst[next[(int) (v >>> shift) & mask]++] = v;
-        }
+        RadixSort.scatter(src, from, from + n, dst, next, shift, mask);
         if (srcIsA) {
             System.arraycopy(dst, from, src, from, n);
         }
@@ -202,7 +183,7 @@ final class MsdRadixSort {
             return;
         }
         long[] other = srcIsA ? dst : src;
-        int[] counts = java.util.Arrays.copyOf(count, mask + 1); // the leaves below reuse count and next
+        int[] counts = Arrays.copyOf(count, mask + 1); // the leaves below reuse count and next
         for (int b = 0, at = from; b <= mask; at += counts[b++]) {
             int c = counts[b];
             if (c > SMALL) {
@@ -210,6 +191,13 @@ final class MsdRadixSort {
             } else if (c > 1) {
                 insertion(a, at, at + c);
             }
+        }
+    }
+
+    /** Puts the keys at src[from, from + n) into a (dst where !srcIsA), where they lie. */
+    private static void intoA(long[] src, long[] dst, int from, int n, boolean srcIsA) {
+        if (!srcIsA) {
+            System.arraycopy(src, from, dst, from, n);
         }
     }
 

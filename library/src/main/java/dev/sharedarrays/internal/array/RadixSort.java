@@ -288,12 +288,20 @@ final class RadixSort {
     }
 
     /** The bits in which keys[from, to) differ from first. */
-    private static long differ(long[] keys, int from, int to, long first) {
+    static long differ(long[] keys, int from, int to, long first) {
         long differ = 0;
         for (int i = from; i < to; i++) {
             differ |= keys[i] ^ first;
         }
         return differ;
+    }
+
+    /** Writes src[from, to) to dst, each key at the next place of its digit (key >>> shift) & mask. */
+    static void scatter(long[] src, int from, int to, long[] dst, int[] next, int shift, int mask) {
+        for (int i = from; i < to; i++) {
+            long v = src[i];
+            dst[next[(int) (v >>> shift) & mask]++] = v;
+        }
     }
 
     /** How many of the 8 bytes have a bit of differ. */
@@ -332,10 +340,7 @@ final class RadixSort {
                 next[b] = place;
                 place += counts[d * RADIX + b];
             }
-            for (int i = from; i < from + n; i++) {
-                long v = src[i];
-                dst[next[(int) (v >>> shift) & 0xff]++] = v;
-            }
+            scatter(src, from, from + n, dst, next, shift, 0xff);
             long[] t = src;
             src = dst;
             dst = t;
