@@ -41,11 +41,14 @@ public final class ControlBlock {
         initialize(all, control, facts);
     }
 
-    /** Writes header and control fields; the ready word last, with release semantics. */
+    /**
+     * Writes header and control fields; the ready word last, with release semantics. The header
+     * page goes in one copy of its final bytes: a file create wrote the same page before, and a
+     * create killed in the middle of this copy must still leave a header page (sweep removes a
+     * dead create's temporary file only then).
+     */
     public static void initialize(MemorySegment header, MemorySegment control, SegmentFacts facts) {
-        MemorySegment.copy(PADDING, 0, header, 0, DATA_OFFSET);
-        byte[] prefix = npyPrefix(facts.dtype().descr(), facts.shape());
-        MemorySegment.copy(MemorySegment.ofArray(prefix), 0, header, 0, prefix.length);
+        MemorySegment.copy(MemorySegment.ofArray(npyHeader(facts.dtype().descr(), facts.shape())), 0, header, 0, DATA_OFFSET);
         initializeControl(control, facts);
     }
 

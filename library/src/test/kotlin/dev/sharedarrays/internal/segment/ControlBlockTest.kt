@@ -24,10 +24,12 @@ import dev.sharedarrays.internal.segment.SegmentDescriptor.SHAPE_OFFSET
 import dev.sharedarrays.internal.segment.SegmentDescriptor.SLOT_SIZE
 import dev.sharedarrays.internal.segment.SegmentDescriptor.VERSION_OFFSET
 import io.kotest.assertions.throwables.shouldThrow
+import io.kotest.assertions.withClue
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.datatest.withData
 import io.kotest.matchers.collections.shouldBeEmpty
 import io.kotest.matchers.collections.shouldContainExactly
+import io.kotest.matchers.longs.shouldBeGreaterThan
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldEndWith
 import io.kotest.matchers.string.shouldStartWith
@@ -95,6 +97,47 @@ class ControlBlockTest : FunSpec({
                     SegmentDescriptor.npyHeader(f.dtype().descr(), f.shape())
                 m.control.get(JAVA_INT, READY_OFFSET) shouldBe SegmentDescriptor.READY
             }
+        }
+    }
+
+    // a file create writes the header page first (sweep's sign of a segment in the making), then initialize
+    // writes it again through the mapping: a create killed in the middle of that must leave a header page
+    test("initialize over a header page never leaves it anything but that header page, as another thread sees it") {
+        Arena.ofShared().use { arena ->
+            val f = facts(F64.TYPE, 1000)
+            val m = Mapped(f, arena)
+            val expected = SegmentDescriptor.npyHeader(f.dtype().descr(), f.shape())
+            val stop = java.util.concurrent.atomic.AtomicBoolean()
+            val seen = java.util.concurrent.atomic.AtomicReference<String>()
+            val reads = java.util.concurrent.atomic.AtomicLong()
+            val watcher = Thread {
+                val head = ByteArray(64)
+                while (!stop.get() && seen.get() == null) {
+                    // the mark and the dict's start are what a rewrite in two steps overwrote with spaces
+                    MemorySegment.copy(m.all, JAVA_BYTE, 0, head, 0, head.size)
+                    if (!head.contentEquals(expected.copyOf(head.size))) seen.set(head.decodeToString())
+                    reads.incrementAndGet()
+                }
+            }
+            watcher.start()
+            try {
+                val deadline = System.nanoTime() + 300_000_000L
+                var writes = 0
+                while (System.nanoTime() < deadline && seen.get() == null) {
+                    ControlBlock.initialize(m.all, m.control, f)
+                    writes++
+                }
+                stop.set(true)
+                watcher.join(10_000)
+                withClue("after $writes initializations and ${reads.get()} reads") {
+                    seen.get() shouldBe null
+                    reads.get() shouldBeGreaterThan 1000L
+                }
+            } finally {
+                stop.set(true)
+                watcher.join(10_000)
+            }
+            SegmentDescriptor.isHeaderPage(m.all.asSlice(0, SegmentDescriptor.DATA_OFFSET).toArray(JAVA_BYTE)) shouldBe true
         }
     }
 
