@@ -3,7 +3,10 @@
  * measures ours (p50 and p99 of round trips, nanoseconds from CLOCK_MONOTONIC):
  *   spin:  a cache line bounced between two processes that spin on it (the floor of a spinning hand-off);
  *   futex: the same, each side sleeping in FUTEX_WAIT until the other's FUTEX_WAKE (the blocking floor);
- *   futex after silence: one futex round trip after the given idle times (the sleeper has been asleep).
+ *   futex after silence: one futex round trip after the given idle times (the sleeper has been asleep);
+ *   futex one-way, busy waker: a sleeper woken 1 ms after it fell asleep by a process that spins all the while,
+ *     one way (the sleeper's clock read after it woke, minus the waker's before its store): the queue
+ *     benchmark's one-way row paced at 1 ms. The sleeper runs on the other core, which has been idle.
  * Usage: floors [round-trips] [silence-ms,...]; prints one line per floor: name p50_ns p99_ns count.
  * Built and run by bin/bench queue (cc -O2); not part of the library.
  */
@@ -23,7 +26,14 @@
 struct shared {
     _Alignas(64) _Atomic int ping;
     _Alignas(64) _Atomic int pong;
+    _Alignas(64) _Atomic long woke; /* one_way_busy: the sleeper's clock after its wake-up, 0 until then */
 };
+
+#if defined(__x86_64__) || defined(__i386__)
+#define cpu_relax() __builtin_ia32_pause()
+#else
+#define cpu_relax() ((void) 0)
+#endif
 
 static long now_ns(void) {
     struct timespec t;
@@ -92,6 +102,41 @@ static long *round_trips(struct shared *s, int n, int spin, const int *silence_m
     return t;
 }
 
+/* n one-way wake-ups (after n/10 unmeasured) of a child asleep in FUTEX_WAIT, each after pace_ns of our spinning. */
+static long *one_way_busy(struct shared *s, int n, long pace_ns) {
+    int warm = n / 10;
+    _Atomic long *got = &s->woke;
+    atomic_store(&s->ping, 0);
+    atomic_store(got, 0);
+    pid_t child = fork();
+    if (child == 0) {
+        for (int i = 1; i <= warm + n; i++) {
+            await_change(&s->ping, i - 1, 0);
+            atomic_store_explicit(got, now_ns(), memory_order_release);
+        }
+        _exit(0);
+    }
+    long *t = malloc(sizeof(long) * n);
+    for (int i = 1; i <= warm + n; i++) {
+        long start = now_ns();
+        while (now_ns() - start < pace_ns) {
+            cpu_relax();
+        }
+        atomic_store(got, 0);
+        long t0 = now_ns();
+        publish(&s->ping, i, 0);
+        long g;
+        while ((g = atomic_load_explicit(got, memory_order_acquire)) == 0) {
+            cpu_relax();
+        }
+        if (i > warm) {
+            t[i - warm - 1] = g - t0;
+        }
+    }
+    waitpid(child, NULL, 0);
+    return t;
+}
+
 static void report(const char *name, long *t, int n) {
     qsort(t, n, sizeof(long), cmp_long);
     printf("%s %ld %ld %d\n", name, t[(n - 1) / 2], t[(int) (0.99 * (n - 1))], n);
@@ -108,6 +153,7 @@ int main(int argc, char **argv) {
     }
     report("spin", round_trips(s, n, 1, NULL), n);
     report("futex", round_trips(s, n, 0, NULL), n);
+    report("futex-one-way-busy-1ms", one_way_busy(s, 5000, 1000000L), 5000);
     if (argc > 2) {
         char *list = strdup(argv[2]);
         for (char *ms = strtok(list, ","); ms != NULL; ms = strtok(NULL, ",")) {

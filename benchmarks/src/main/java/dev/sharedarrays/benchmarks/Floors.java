@@ -11,7 +11,8 @@ import java.util.Map;
 /**
  * The machine's floors for a hand-off between two processes, from {@code benchmarks/native/floors.c}
  * (bin/bench queue compiles it): a cache line bounced by two spinning processes, a futex round trip,
- * and a futex round trip after 1, 10 and 100 ms of silence; printed beside our round trips.
+ * a futex wake-up one way from a busy process after 1 ms, and a futex round trip after 1, 10 and 100 ms
+ * of silence; printed beside our round trips and one-way latencies.
  */
 final class Floors {
     private Floors() {
@@ -43,7 +44,7 @@ final class Floors {
         System.out.println("0. the machine's floors (benchmarks/native/floors.c, two processes, same clock): round trips");
         System.out.printf("   %-44s %10s %10s %8s%n", "", "p50 (µs)", "p99 (µs)", "trips");
         String[][] names = {{"spin", "a cache line between two spinning processes"}, {"futex", "futex wait/wake, each side asleep"},
-            {"futex-after-1ms", "futex, after 1 ms of silence"}, {"futex-after-10ms", "futex, after 10 ms of silence"},
+            {"futex-one-way-busy-1ms", "futex one way, 1 ms asleep, waker busy (*)"}, {"futex-after-1ms", "futex, after 1 ms of silence"}, {"futex-after-10ms", "futex, after 10 ms of silence"},
             {"futex-after-100ms", "futex, after 100 ms of silence"}};
         for (String[] n : names) {
             long[] v = out.get(n[0]);
@@ -51,6 +52,8 @@ final class Floors {
                 System.out.printf(Locale.ROOT, "   %-44s %10.2f %10.2f %8d%n", n[1], v[0] / 1e3, v[1] / 1e3, v[2]);
             }
         }
+        System.out.println("   (*) one way, not a round trip: a sleeper on the idle core woken by a process that spun meanwhile,"
+                + "\n       as in section 3 paced at 1 ms");
         System.out.println();
         return out;
     }
