@@ -187,6 +187,8 @@ public final class QueueBenchmark {
         }
     }
 
+    /** The pause before each of the after-silence trips' warm-up trips: longer than a wait's spin, so the worker sleeps. */
+    private static final long SILENT_WARM_PAUSE_NS = 100_000L;
     /** Silences before a round trip, in ms, and how many trips after each. */
     private static final int[][] SILENCES = {{1, 300}, {10, 100}, {100, 20}};
     /** {p50, p99, max, p50 there, p50 back} in µs of the first size's trips after each of {@link #SILENCES}. */
@@ -198,6 +200,13 @@ public final class QueueBenchmark {
      * legs: there (our send, its wake-up and receive) and back (its send, our wake-up and receive).
      */
     private static double[][] silentTrips(ArrayPool<F64> pool, ArrayQueue q1, ArrayQueue q2) throws InterruptedException {
+        // first, for WARMUP_NS, trips after 100 µs pauses: section 1 never made the worker sleep, nor took trip's branch
+        // for the legs, and both were compiled (or deoptimized) while the trips below were timed (section 3 found the same)
+        long[] leg = new long[1];
+        for (long end = System.nanoTime() + WARMUP_NS; System.nanoTime() - end < 0; ) {
+            java.util.concurrent.locks.LockSupport.parkNanos(SILENT_WARM_PAUSE_NS);
+            trip(pool, q1, q2, -1, leg, 0);
+        }
         double[][] out = new double[SILENCES.length][];
         for (int s = 0; s < SILENCES.length; s++) {
             long[] ns = new long[SILENCES[s][1]];
