@@ -10,6 +10,7 @@
 #include <Python.h>
 #include <errno.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -257,8 +258,14 @@ done:
     return out;
 }
 
+/* Nanoseconds a spin_while only pauses the core; after them it offers the core between looks. Shorter
+ * (3 µs) made the hot Python -> Python round trip 15% slower (bin/bench python, docs/BENCHMARKS.md). */
+#define SPIN_PAUSE_NS 10000ULL
+
 /* spin_while(addr, seen, max_ns) -> True once the u32 at addr no longer holds seen, False after max_ns
- * of spinning (the GIL released meanwhile) */
+ * of spinning (the GIL released meanwhile). Past SPIN_PAUSE_NS each look is followed by sched_yield, as
+ * Java's Backoff does: the scheduler may have put the process waited for on this core (it does when it
+ * wakes a process from its waker's core), and a spin that only paused kept it from running. */
 static PyObject *spin_while(PyObject *self, PyObject *args) {
     unsigned long long a, max_ns;
     unsigned int seen;
@@ -267,17 +274,25 @@ static PyObject *spin_while(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    uint64_t end = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec + max_ns;
+    uint64_t start = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+    uint64_t end = start + max_ns;
+    int yielding = 0;
     for (uint64_t i = 0;; i++) {
         if (__atomic_load_n((uint32_t *)(uintptr_t)a, __ATOMIC_ACQUIRE) != seen) { changed = 1; break; }
+        if (yielding) {
+            sched_yield();
+        } else {
 #if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
+            __builtin_ia32_pause();
 #elif defined(__aarch64__)
-        __asm__ __volatile__("yield");
+            __asm__ __volatile__("yield");
 #endif
-        if ((i & 63) == 63) {
+        }
+        if (yielding || (i & 63) == 63) {
             clock_gettime(CLOCK_MONOTONIC, &ts);
-            if ((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec >= end) break;
+            uint64_t now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+            if (now >= end) break;
+            yielding = now - start >= SPIN_PAUSE_NS;
         }
     }
     Py_END_ALLOW_THREADS

@@ -87,7 +87,8 @@ public final class PythonBenchmark {
                     torch == null ? "" : String.format(Locale.ROOT, "%.1fx", torch.p50() / jvm[k][0]));
         }
         System.out.printf("%nJVM->Python->JVM of a %d MiB slot with a pause before each trip (%,d trips each): the Python side%n"
-                + "spins up to 50 µs in C (sharedarrays._futex.SPIN_NANOS), then sleeps on the futex%n",
+                + "spins up to 50 µs in C (sharedarrays._futex.SPIN_NANOS; past 10 µs it yields the core between looks),%n"
+                + "then sleeps on the futex%n",
                 sizes[0], PACED_TRIPS);
         for (int j = 0; j < PACES_NS.length; j++) {
             System.out.printf("   pause %-8s p50 / p99 %21s µs%n", PACES_NS[j] >= 1_000_000 ? PACES_NS[j] / 1_000_000 + " ms" : PACES_NS[j] / 1000 + " µs",
