@@ -52,8 +52,10 @@ final class Floors {
                 System.out.printf(Locale.ROOT, "   %-44s %10.2f %10.2f %8d%n", n[1], v[0] / 1e3, v[1] / 1e3, v[2]);
             }
         }
-        System.out.println("   (*) one way, not a round trip: a sleeper on the idle core woken by a process that spun meanwhile,"
-                + "\n       as in section 3 paced at 1 ms");
+        if (out.containsKey("futex-one-way-busy-1ms")) {
+            System.out.println("   (*) one way, not a round trip: a sleeper woken by a process that spun meanwhile (so the sleeper"
+                    + "\n       usually runs on the other core, idle till then), as in section 3 paced at 1 ms");
+        }
         System.out.println();
         return out;
     }
