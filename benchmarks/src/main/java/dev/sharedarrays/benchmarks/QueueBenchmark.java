@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -204,7 +205,7 @@ public final class QueueBenchmark {
         // for the legs, and both were compiled (or deoptimized) while the trips below were timed (section 3 found the same)
         long[] leg = new long[1];
         for (long end = System.nanoTime() + WARMUP_NS; System.nanoTime() - end < 0; ) {
-            java.util.concurrent.locks.LockSupport.parkNanos(SILENT_WARM_PAUSE_NS);
+            LockSupport.parkNanos(SILENT_WARM_PAUSE_NS);
             trip(pool, q1, q2, -1, leg, 0);
         }
         double[][] out = new double[SILENCES.length][];
@@ -393,32 +394,24 @@ public final class QueueBenchmark {
         try (ArrayPool<F64> pool = ArrayPool.create(F64.TYPE, 64, 128); ArrayQueue q = ArrayQueue.create(64)) {
             long base = System.nanoTime();
             int sleeps = (int) (WARMUP_NS / ONE_WAY_WARM_PACE_NS);
-            int warmup = sleeps + (int) (WARMUP_NS / paceNs);
+            long[] ns = new long[ONE_WAY_BURST + sleeps + (int) (WARMUP_NS / paceNs) + count];
             Process producer = start("producer", pool.handle().toString(), q.handle().toString(), Long.toString(base),
-                    Long.toString(paceNs), Integer.toString(ONE_WAY_BURST + warmup + count), Long.toString(Duration.ofHours(1).toNanos()),
+                    Long.toString(paceNs), Integer.toString(ns.length), Long.toString(Duration.ofHours(1).toNanos()),
                     Integer.toString(ONE_WAY_BURST), Long.toString(ONE_WAY_WARM_PACE_NS), Integer.toString(sleeps));
             try {
-                long[] ns = new long[warmup + count];
-                for (int i = 0; i < ONE_WAY_BURST; i++) {
-                    SharedNDArray<F64> r = q.receive(F64.TYPE, TIMEOUT);
-                    if (r == null || r.getDouble(0) != i) {
-                        throw new IllegalStateException("message " + i + " is missing");
-                    }
-                    r.close();
-                }
-                // the warm-up's messages are timed too, by the same code: a branch first taken at the first timed
-                // message would deoptimize the compiled loop right there
-                for (int i = 0; i < warmup + count; i++) {
+                // the warm-up's messages are received and timed by the same loop: a branch first taken at the first
+                // timed message would deoptimize the compiled loop right there
+                for (int i = 0; i < ns.length; i++) {
                     SharedNDArray<F64> r = q.receive(F64.TYPE, TIMEOUT);
                     long now = System.nanoTime() - base;
-                    if (r == null || r.getDouble(0) != ONE_WAY_BURST + i) {
-                        throw new IllegalStateException("message " + (ONE_WAY_BURST + i) + " is missing");
+                    if (r == null || r.getDouble(0) != i) {
+                        throw new IllegalStateException("message " + i + " is missing");
                     }
                     ns[i] = now - (long) r.getDouble(1);
                     r.close();
                 }
                 finish(producer);
-                return percentiles(Arrays.copyOfRange(ns, warmup, warmup + count));
+                return percentiles(Arrays.copyOfRange(ns, ns.length - count, ns.length));
             } finally {
                 kill(producer);
             }

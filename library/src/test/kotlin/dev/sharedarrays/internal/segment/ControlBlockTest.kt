@@ -111,11 +111,12 @@ class ControlBlockTest : FunSpec({
             val seen = java.util.concurrent.atomic.AtomicReference<String>()
             val reads = java.util.concurrent.atomic.AtomicLong()
             val watcher = Thread {
+                // the mark and the dict's start are what a rewrite in two steps overwrote with spaces
                 val head = ByteArray(64)
+                val expectedHead = expected.copyOf(head.size)
                 while (!stop.get() && seen.get() == null) {
-                    // the mark and the dict's start are what a rewrite in two steps overwrote with spaces
                     MemorySegment.copy(m.all, JAVA_BYTE, 0, head, 0, head.size)
-                    if (!head.contentEquals(expected.copyOf(head.size))) seen.set(head.decodeToString())
+                    if (!head.contentEquals(expectedHead)) seen.set(head.decodeToString())
                     reads.incrementAndGet()
                 }
             }
