@@ -156,6 +156,14 @@ class LocalArraysTest : FunSpec({
         ms shouldBeLessThan 2000
     }
 
+    test("a fresh mapping is in memory past its array's end, so joined freed mappings fault nothing in a larger array's first pass") {
+        // 70 pages and 100 bytes: a mapping of 5 x 64 KiB, 80 pages, the last 9 past the array, which
+        // never touches them; the cache joins freed neighbours, and those pages would fault in whatever took them
+        val size = 70 * 4096L + 100
+        val pages = ChildJvm("local-pages", size.toString()).use { it.expectLine("PAGES ") }
+        pages shouldBe "0".repeat(70) + "1".repeat(10) // the array's own pages: not written, so not in memory
+    }
+
     test("10,000 temporaries (out-of-place ops, per-axis reductions) of a 1000x1000 f64 array leave the shm directory unchanged and RSS bounded") {
         val before = shmFiles()
         val a = SharedArrays.create(F64.TYPE, 1000, 1000).use { s -> s.fill(1.5); s.copy() }

@@ -24,6 +24,9 @@ import java.lang.foreign.ValueLayout.JAVA_LONG
  *     `FAILED <class> <message>` (or `NO-FAILURE` after 1,000,000)
  *  - `drop-locals <count> <MiB>`: make and drop that many process-local arrays of that size (never
  *     touched, so no memory is used), then print `COLLECTIONS <the library's>` and `MS <elapsed>`
+ *  - `local-pages <bytes>`: make one process-local array of that many bytes (not zeroed, never
+ *     written) and print `PAGES ` and, for each 4 KiB page of its mapping (64 KiB multiples), 1 if
+ *     it is in memory (mincore), else 0
  */
 object HardeningCommands {
     fun run(args: Array<String>): Boolean {
@@ -41,9 +44,24 @@ object HardeningCommands {
                 println("COLLECTIONS ${Backends.localCollections()}")
                 println("MS ${(System.nanoTime() - start) / 1_000_000}")
             }
+            "local-pages" -> localPages(args[1].toLong())
             else -> return false
         }
         return true
+    }
+
+    private fun localPages(size: Long) {
+        val linker = Linker.nativeLinker()
+        val mincore = linker.downcallHandle(linker.defaultLookup().find("mincore").orElseThrow(),
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS))
+        val a = Backends.createLocal(U8.TYPE, longArrayOf(size), false)
+        val length = (size + 65535) / 65536 * 65536
+        val pages = (length / 4096).toInt()
+        java.lang.foreign.Arena.ofConfined().use { arena ->
+            val vec = arena.allocate(pages.toLong())
+            check(mincore.invokeWithArguments(MemorySegment.ofAddress(a.data().address()), length, vec) as Int == 0) { "mincore failed" }
+            println("PAGES " + (0 until pages).joinToString("") { if (vec.get(java.lang.foreign.ValueLayout.JAVA_BYTE, it.toLong()).toInt() and 1 != 0) "1" else "0" })
+        }
     }
 
     private fun mapExhaust(backend: Backend, leave: Int) {

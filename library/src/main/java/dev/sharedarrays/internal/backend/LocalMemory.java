@@ -4,6 +4,7 @@ import dev.sharedarrays.internal.os.Libc;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.ref.Cleaner;
 import java.lang.ref.WeakReference;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -46,6 +47,8 @@ final class LocalMemory {
     private static final AtomicLong COLLECTIONS = new AtomicLong();
     /** Mapping lengths, and the cuts of cached mappings, are multiples of this: of every Linux page size. */
     private static final long GRAIN = 64L << 10;
+    /** The smallest page size: {@link #touchTail} writes a byte this far apart, once in every page. */
+    private static final long TOUCH_STRIDE = 4096;
     /** Freed mappings, for the next arrays: a rest of at most {@link #INLINE_MAX} bytes goes with the cut, as no mapping would take it. */
     private static final MappingCache CACHE = new MappingCache(GRAIN, INLINE_MAX, Libc::munmap);
     private static final Object ROOM_LOCK = new Object();
@@ -128,6 +131,7 @@ final class LocalMemory {
             if (huge) {
                 Libc.madvise(address, length, Libc.MADV_HUGEPAGE);
             }
+            touchTail(address, size, length);
         }
         // a shared arena, so that closing the array frees at once (a view or data segment still
         // held then fails cleanly); else the cleaner frees once no segment reaches its scope
@@ -139,6 +143,20 @@ final class LocalMemory {
             s.fill((byte) 0);
         }
         return new Allocation(s, arena);
+    }
+
+    /**
+     * Faults in the pages of a fresh mapping past its array's last byte, which the array never
+     * touches: the cache joins freed mappings, and a larger array taking the joined piece would
+     * otherwise fault in every such tail in its first pass (a 16M-element bool result made of
+     * 300,000-byte results' mappings faulted 290 pages, 0.9 ms of a 7 ms comparison). The mapping
+     * is fresh, so its bytes are zero, and writing zero leaves them so.
+     */
+    private static void touchTail(long address, long size, long length) {
+        MemorySegment m = MemorySegment.ofAddress(address).reinterpret(length);
+        for (long at = size & -TOUCH_STRIDE; at < length; at += TOUCH_STRIDE) {
+            m.set(ValueLayout.JAVA_BYTE, at, (byte) 0);
+        }
     }
 
     /** A process-local array's memory, and the arena whose close frees it at once (null: the collector frees it). */
