@@ -14,6 +14,9 @@ import static java.lang.foreign.ValueLayout.*;
  * has fill, copy and the integer reductions (a sum counts the nonzero elements).
  */
 final class ScalarKernels {
+    /** Elements of an every-other-element loop's int index: 2 * i stays an int. */
+    private static final int EVERY_OTHER_PART = 1 << 30;
+
     private ScalarKernels() {
     }
 
@@ -190,6 +193,14 @@ final class ScalarKernels {
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_DOUBLE, b + i, s.getAtIndex(JAVA_DOUBLE, b + i) + v);
             }
+        } else if (stride == 2 * 8) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 8 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_DOUBLE, b + 2 * i, s.getAtIndex(JAVA_DOUBLE, b + 2 * i) + v);
+                }
+            }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
                 s.set(JAVA_DOUBLE, o, s.get(JAVA_DOUBLE, o) + v);
@@ -202,6 +213,14 @@ final class ScalarKernels {
             long b = off / 8;
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_DOUBLE, b + i, s.getAtIndex(JAVA_DOUBLE, b + i) - v);
+            }
+        } else if (stride == 2 * 8) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 8 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_DOUBLE, b + 2 * i, s.getAtIndex(JAVA_DOUBLE, b + 2 * i) - v);
+                }
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -216,6 +235,14 @@ final class ScalarKernels {
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_DOUBLE, b + i, s.getAtIndex(JAVA_DOUBLE, b + i) * v);
             }
+        } else if (stride == 2 * 8) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 8 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_DOUBLE, b + 2 * i, s.getAtIndex(JAVA_DOUBLE, b + 2 * i) * v);
+                }
+            }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
                 s.set(JAVA_DOUBLE, o, s.get(JAVA_DOUBLE, o) * v);
@@ -228,6 +255,14 @@ final class ScalarKernels {
             long b = off / 8;
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_DOUBLE, b + i, s.getAtIndex(JAVA_DOUBLE, b + i) / v);
+            }
+        } else if (stride == 2 * 8) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 8 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_DOUBLE, b + 2 * i, s.getAtIndex(JAVA_DOUBLE, b + 2 * i) / v);
+                }
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -242,6 +277,14 @@ final class ScalarKernels {
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_FLOAT, b + i, (float) (s.getAtIndex(JAVA_FLOAT, b + i) + v));
             }
+        } else if (stride == 2 * 4) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 4 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_FLOAT, b + 2 * i, (float) (s.getAtIndex(JAVA_FLOAT, b + 2 * i) + v));
+                }
+            }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
                 s.set(JAVA_FLOAT, o, (float) (s.get(JAVA_FLOAT, o) + v));
@@ -254,6 +297,14 @@ final class ScalarKernels {
             long b = off / 4;
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_FLOAT, b + i, (float) (s.getAtIndex(JAVA_FLOAT, b + i) - v));
+            }
+        } else if (stride == 2 * 4) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 4 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_FLOAT, b + 2 * i, (float) (s.getAtIndex(JAVA_FLOAT, b + 2 * i) - v));
+                }
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -268,6 +319,14 @@ final class ScalarKernels {
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_FLOAT, b + i, (float) (s.getAtIndex(JAVA_FLOAT, b + i) * v));
             }
+        } else if (stride == 2 * 4) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 4 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_FLOAT, b + 2 * i, (float) (s.getAtIndex(JAVA_FLOAT, b + 2 * i) * v));
+                }
+            }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
                 s.set(JAVA_FLOAT, o, (float) (s.get(JAVA_FLOAT, o) * v));
@@ -280,6 +339,14 @@ final class ScalarKernels {
             long b = off / 4;
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_FLOAT, b + i, (float) (s.getAtIndex(JAVA_FLOAT, b + i) / v));
+            }
+        } else if (stride == 2 * 4) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 4 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_FLOAT, b + 2 * i, (float) (s.getAtIndex(JAVA_FLOAT, b + 2 * i) / v));
+                }
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -294,6 +361,14 @@ final class ScalarKernels {
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_LONG, b + i, s.getAtIndex(JAVA_LONG, b + i) + v);
             }
+        } else if (stride == 2 * 8) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 8 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_LONG, b + 2 * i, s.getAtIndex(JAVA_LONG, b + 2 * i) + v);
+                }
+            }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
                 s.set(JAVA_LONG, o, s.get(JAVA_LONG, o) + v);
@@ -306,6 +381,14 @@ final class ScalarKernels {
             long b = off / 8;
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_LONG, b + i, s.getAtIndex(JAVA_LONG, b + i) - v);
+            }
+        } else if (stride == 2 * 8) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 8 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_LONG, b + 2 * i, s.getAtIndex(JAVA_LONG, b + 2 * i) - v);
+                }
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -320,6 +403,14 @@ final class ScalarKernels {
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_LONG, b + i, s.getAtIndex(JAVA_LONG, b + i) * v);
             }
+        } else if (stride == 2 * 8) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 8 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_LONG, b + 2 * i, s.getAtIndex(JAVA_LONG, b + 2 * i) * v);
+                }
+            }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
                 s.set(JAVA_LONG, o, s.get(JAVA_LONG, o) * v);
@@ -332,6 +423,14 @@ final class ScalarKernels {
             long b = off / 8;
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_LONG, b + i, (long) Math.floorDiv(s.getAtIndex(JAVA_LONG, b + i), v));
+            }
+        } else if (stride == 2 * 8) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 8 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_LONG, b + 2 * i, (long) Math.floorDiv(s.getAtIndex(JAVA_LONG, b + 2 * i), v));
+                }
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -346,6 +445,14 @@ final class ScalarKernels {
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_INT, b + i, s.getAtIndex(JAVA_INT, b + i) + v);
             }
+        } else if (stride == 2 * 4) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 4 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_INT, b + 2 * i, s.getAtIndex(JAVA_INT, b + 2 * i) + v);
+                }
+            }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
                 s.set(JAVA_INT, o, s.get(JAVA_INT, o) + v);
@@ -358,6 +465,14 @@ final class ScalarKernels {
             long b = off / 4;
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_INT, b + i, s.getAtIndex(JAVA_INT, b + i) - v);
+            }
+        } else if (stride == 2 * 4) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 4 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_INT, b + 2 * i, s.getAtIndex(JAVA_INT, b + 2 * i) - v);
+                }
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -372,6 +487,14 @@ final class ScalarKernels {
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_INT, b + i, s.getAtIndex(JAVA_INT, b + i) * v);
             }
+        } else if (stride == 2 * 4) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 4 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_INT, b + 2 * i, s.getAtIndex(JAVA_INT, b + 2 * i) * v);
+                }
+            }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
                 s.set(JAVA_INT, o, s.get(JAVA_INT, o) * v);
@@ -384,6 +507,14 @@ final class ScalarKernels {
             long b = off / 4;
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_INT, b + i, (int) Math.floorDiv((long) s.getAtIndex(JAVA_INT, b + i), v));
+            }
+        } else if (stride == 2 * 4) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 4 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_INT, b + 2 * i, (int) Math.floorDiv((long) s.getAtIndex(JAVA_INT, b + 2 * i), v));
+                }
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -398,6 +529,14 @@ final class ScalarKernels {
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_SHORT, b + i, (short) (s.getAtIndex(JAVA_SHORT, b + i) + v));
             }
+        } else if (stride == 2 * 2) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 2 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_SHORT, b + 2 * i, (short) (s.getAtIndex(JAVA_SHORT, b + 2 * i) + v));
+                }
+            }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
                 s.set(JAVA_SHORT, o, (short) (s.get(JAVA_SHORT, o) + v));
@@ -410,6 +549,14 @@ final class ScalarKernels {
             long b = off / 2;
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_SHORT, b + i, (short) (s.getAtIndex(JAVA_SHORT, b + i) - v));
+            }
+        } else if (stride == 2 * 2) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 2 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_SHORT, b + 2 * i, (short) (s.getAtIndex(JAVA_SHORT, b + 2 * i) - v));
+                }
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -424,6 +571,14 @@ final class ScalarKernels {
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_SHORT, b + i, (short) (s.getAtIndex(JAVA_SHORT, b + i) * v));
             }
+        } else if (stride == 2 * 2) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 2 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_SHORT, b + 2 * i, (short) (s.getAtIndex(JAVA_SHORT, b + 2 * i) * v));
+                }
+            }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
                 s.set(JAVA_SHORT, o, (short) (s.get(JAVA_SHORT, o) * v));
@@ -436,6 +591,14 @@ final class ScalarKernels {
             long b = off / 2;
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_SHORT, b + i, (short) Math.floorDiv((long) s.getAtIndex(JAVA_SHORT, b + i), v));
+            }
+        } else if (stride == 2 * 2) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 2 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_SHORT, b + 2 * i, (short) Math.floorDiv((long) s.getAtIndex(JAVA_SHORT, b + 2 * i), v));
+                }
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -450,6 +613,14 @@ final class ScalarKernels {
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_BYTE, b + i, (byte) (s.getAtIndex(JAVA_BYTE, b + i) + v));
             }
+        } else if (stride == 2 * 1) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 1 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_BYTE, b + 2 * i, (byte) (s.getAtIndex(JAVA_BYTE, b + 2 * i) + v));
+                }
+            }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
                 s.set(JAVA_BYTE, o, (byte) (s.get(JAVA_BYTE, o) + v));
@@ -462,6 +633,14 @@ final class ScalarKernels {
             long b = off / 1;
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_BYTE, b + i, (byte) (s.getAtIndex(JAVA_BYTE, b + i) - v));
+            }
+        } else if (stride == 2 * 1) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 1 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_BYTE, b + 2 * i, (byte) (s.getAtIndex(JAVA_BYTE, b + 2 * i) - v));
+                }
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -476,6 +655,14 @@ final class ScalarKernels {
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_BYTE, b + i, (byte) (s.getAtIndex(JAVA_BYTE, b + i) * v));
             }
+        } else if (stride == 2 * 1) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 1 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_BYTE, b + 2 * i, (byte) (s.getAtIndex(JAVA_BYTE, b + 2 * i) * v));
+                }
+            }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
                 s.set(JAVA_BYTE, o, (byte) (s.get(JAVA_BYTE, o) * v));
@@ -488,6 +675,14 @@ final class ScalarKernels {
             long b = off / 1;
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_BYTE, b + i, (byte) Math.floorDiv((long) s.getAtIndex(JAVA_BYTE, b + i), v));
+            }
+        } else if (stride == 2 * 1) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 1 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_BYTE, b + 2 * i, (byte) Math.floorDiv((long) s.getAtIndex(JAVA_BYTE, b + 2 * i), v));
+                }
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -502,6 +697,14 @@ final class ScalarKernels {
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_LONG, b + i, s.getAtIndex(JAVA_LONG, b + i) + v);
             }
+        } else if (stride == 2 * 8) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 8 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_LONG, b + 2 * i, s.getAtIndex(JAVA_LONG, b + 2 * i) + v);
+                }
+            }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
                 s.set(JAVA_LONG, o, s.get(JAVA_LONG, o) + v);
@@ -514,6 +717,14 @@ final class ScalarKernels {
             long b = off / 8;
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_LONG, b + i, s.getAtIndex(JAVA_LONG, b + i) - v);
+            }
+        } else if (stride == 2 * 8) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 8 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_LONG, b + 2 * i, s.getAtIndex(JAVA_LONG, b + 2 * i) - v);
+                }
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -528,6 +739,14 @@ final class ScalarKernels {
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_LONG, b + i, s.getAtIndex(JAVA_LONG, b + i) * v);
             }
+        } else if (stride == 2 * 8) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 8 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_LONG, b + 2 * i, s.getAtIndex(JAVA_LONG, b + 2 * i) * v);
+                }
+            }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
                 s.set(JAVA_LONG, o, s.get(JAVA_LONG, o) * v);
@@ -540,6 +759,14 @@ final class ScalarKernels {
             long b = off / 8;
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_LONG, b + i, Long.divideUnsigned(s.getAtIndex(JAVA_LONG, b + i), v));
+            }
+        } else if (stride == 2 * 8) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 8 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_LONG, b + 2 * i, Long.divideUnsigned(s.getAtIndex(JAVA_LONG, b + 2 * i), v));
+                }
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -554,6 +781,14 @@ final class ScalarKernels {
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_INT, b + i, s.getAtIndex(JAVA_INT, b + i) + v);
             }
+        } else if (stride == 2 * 4) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 4 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_INT, b + 2 * i, s.getAtIndex(JAVA_INT, b + 2 * i) + v);
+                }
+            }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
                 s.set(JAVA_INT, o, s.get(JAVA_INT, o) + v);
@@ -566,6 +801,14 @@ final class ScalarKernels {
             long b = off / 4;
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_INT, b + i, s.getAtIndex(JAVA_INT, b + i) - v);
+            }
+        } else if (stride == 2 * 4) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 4 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_INT, b + 2 * i, s.getAtIndex(JAVA_INT, b + 2 * i) - v);
+                }
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -580,6 +823,14 @@ final class ScalarKernels {
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_INT, b + i, s.getAtIndex(JAVA_INT, b + i) * v);
             }
+        } else if (stride == 2 * 4) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 4 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_INT, b + 2 * i, s.getAtIndex(JAVA_INT, b + 2 * i) * v);
+                }
+            }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
                 s.set(JAVA_INT, o, s.get(JAVA_INT, o) * v);
@@ -592,6 +843,14 @@ final class ScalarKernels {
             long b = off / 4;
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_INT, b + i, (int) (Integer.toUnsignedLong(s.getAtIndex(JAVA_INT, b + i)) / v));
+            }
+        } else if (stride == 2 * 4) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 4 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_INT, b + 2 * i, (int) (Integer.toUnsignedLong(s.getAtIndex(JAVA_INT, b + 2 * i)) / v));
+                }
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -606,6 +865,14 @@ final class ScalarKernels {
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_SHORT, b + i, (short) (s.getAtIndex(JAVA_SHORT, b + i) + v));
             }
+        } else if (stride == 2 * 2) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 2 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_SHORT, b + 2 * i, (short) (s.getAtIndex(JAVA_SHORT, b + 2 * i) + v));
+                }
+            }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
                 s.set(JAVA_SHORT, o, (short) (s.get(JAVA_SHORT, o) + v));
@@ -618,6 +885,14 @@ final class ScalarKernels {
             long b = off / 2;
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_SHORT, b + i, (short) (s.getAtIndex(JAVA_SHORT, b + i) - v));
+            }
+        } else if (stride == 2 * 2) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 2 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_SHORT, b + 2 * i, (short) (s.getAtIndex(JAVA_SHORT, b + 2 * i) - v));
+                }
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -632,6 +907,14 @@ final class ScalarKernels {
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_SHORT, b + i, (short) (s.getAtIndex(JAVA_SHORT, b + i) * v));
             }
+        } else if (stride == 2 * 2) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 2 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_SHORT, b + 2 * i, (short) (s.getAtIndex(JAVA_SHORT, b + 2 * i) * v));
+                }
+            }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
                 s.set(JAVA_SHORT, o, (short) (s.get(JAVA_SHORT, o) * v));
@@ -644,6 +927,14 @@ final class ScalarKernels {
             long b = off / 2;
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_SHORT, b + i, (short) ((long) Short.toUnsignedInt(s.getAtIndex(JAVA_SHORT, b + i)) / v));
+            }
+        } else if (stride == 2 * 2) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 2 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_SHORT, b + 2 * i, (short) ((long) Short.toUnsignedInt(s.getAtIndex(JAVA_SHORT, b + 2 * i)) / v));
+                }
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -658,6 +949,14 @@ final class ScalarKernels {
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_BYTE, b + i, (byte) (s.getAtIndex(JAVA_BYTE, b + i) + v));
             }
+        } else if (stride == 2 * 1) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 1 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_BYTE, b + 2 * i, (byte) (s.getAtIndex(JAVA_BYTE, b + 2 * i) + v));
+                }
+            }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
                 s.set(JAVA_BYTE, o, (byte) (s.get(JAVA_BYTE, o) + v));
@@ -670,6 +969,14 @@ final class ScalarKernels {
             long b = off / 1;
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_BYTE, b + i, (byte) (s.getAtIndex(JAVA_BYTE, b + i) - v));
+            }
+        } else if (stride == 2 * 1) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 1 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_BYTE, b + 2 * i, (byte) (s.getAtIndex(JAVA_BYTE, b + 2 * i) - v));
+                }
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
@@ -684,6 +991,14 @@ final class ScalarKernels {
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_BYTE, b + i, (byte) (s.getAtIndex(JAVA_BYTE, b + i) * v));
             }
+        } else if (stride == 2 * 1) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 1 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_BYTE, b + 2 * i, (byte) (s.getAtIndex(JAVA_BYTE, b + 2 * i) * v));
+                }
+            }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
                 s.set(JAVA_BYTE, o, (byte) (s.get(JAVA_BYTE, o) * v));
@@ -696,6 +1011,14 @@ final class ScalarKernels {
             long b = off / 1;
             for (long i = 0; i < n; i++) {
                 s.setAtIndex(JAVA_BYTE, b + i, (byte) ((long) Byte.toUnsignedInt(s.getAtIndex(JAVA_BYTE, b + i)) / v));
+            }
+        } else if (stride == 2 * 1) {
+            for (long done = 0; done < n; done += EVERY_OTHER_PART) {
+                long b = off / 1 + 2 * done;
+                int m = (int) Math.min(n - done, EVERY_OTHER_PART);
+                for (int i = 0; i < m; i++) {
+                    s.setAtIndex(JAVA_BYTE, b + 2 * i, (byte) ((long) Byte.toUnsignedInt(s.getAtIndex(JAVA_BYTE, b + 2 * i)) / v));
+                }
             }
         } else {
             for (long i = 0, o = off; i < n; i++, o += stride) {
