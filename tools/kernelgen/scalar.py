@@ -1,4 +1,4 @@
-"""ScalarKernels.java: every op's loop for every element type, contiguous and strided."""
+"""ScalarKernels.java: every op's loop for every element type, contiguous, every other element and strided."""
 from .java import block, cases, java, java_file, op_switch
 from .table import ARITH, BINARY, SYMBOL
 
@@ -62,9 +62,8 @@ def scalar_ops_dispatch(types):
 
 def scalar_op_loop(t, op):
     """Every other element (a [::2] view, a column of two) takes an int loop whose index has a
-    constant scale: C2 then drops the bounds and alignment checks of each access, which it keeps
-    in the loop over byte offsets (a variable step); 8192x8192 f64 [:, ::2] += 1.0 went from
-    1.09-1.12x numpy to 0.99-1.01x in bin/bench ops. A variable scale kept the checks (1.09-1.19x)."""
+    constant scale, for the reason SCALAR_DOC gives; a scale read from the stride kept the checks
+    (docs/BENCHMARKS.md has the figures)."""
     lay = t.layout
     return java("""
         private static void $name(MemorySegment s, long off, long stride, long n, $st v) {
@@ -298,10 +297,13 @@ SCALAR_DOC = """
 /**
  * The element loops of every operation for every element type, on one row: n elements from
  * byte offset off, byte stride stride apart. Each loop has a contiguous fast path (stride ==
- * item size) and a strided path. Integer arithmetic wraps in the element width; integer
- * division is floor division (numpy's //), unsigned for unsigned types, and its divisor was
- * checked for zero before the call. Float reductions are NaN-propagating like numpy's. BOOL
- * has fill, copy and the integer reductions (a sum counts the nonzero elements).
+ * item size) and a strided path; in-place arithmetic with a scalar also has a path for every
+ * other element (stride == 2 item sizes), an int loop whose index has a constant scale, as C2
+ * drops the per-access bounds and alignment checks only for such an index (the strided path,
+ * whose offset grows by a variable step, keeps them). Integer arithmetic wraps in the element
+ * width; integer division is floor division (numpy's //), unsigned for unsigned types, and its
+ * divisor was checked for zero before the call. Float reductions are NaN-propagating like
+ * numpy's. BOOL has fill, copy and the integer reductions (a sum counts the nonzero elements).
  */"""
 
 

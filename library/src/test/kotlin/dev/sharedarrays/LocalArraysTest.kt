@@ -157,11 +157,18 @@ class LocalArraysTest : FunSpec({
     }
 
     test("a fresh mapping is in memory past its array's end, so joined freed mappings fault nothing in a larger array's first pass") {
-        // 70 pages and 100 bytes: a mapping of 5 x 64 KiB, 80 pages, the last 9 past the array, which
-        // never touches them; the cache joins freed neighbours, and those pages would fault in whatever took them
-        val size = 70 * 4096L + 100
-        val pages = ChildJvm("local-pages", size.toString()).use { it.expectLine("PAGES ") }
-        pages shouldBe "0".repeat(70) + "1".repeat(10) // the array's own pages: not written, so not in memory
+        // 280,100 bytes: a mapping of 5 x 64 KiB, whose last 47,580 bytes the array never touches; the
+        // cache joins freed neighbours, and those pages would fault in whatever took them
+        val size = 280_100L
+        val (pageSize, always, pages) = ChildJvm("local-pages", size.toString()).use { c ->
+            Triple(c.expectLine("PAGE-SIZE ").toLong(), c.expectLine("THP-ALWAYS ").toBoolean(), c.expectLine("PAGES "))
+        }
+        val first = (size / pageSize).toInt() // the page with the array's last bytes, then the tail's
+        pages.length.toLong() shouldBe 5 * 65536 / pageSize
+        pages.substring(first) shouldBe "1".repeat(pages.length - first)
+        if (!always) { // else a huge page around a touched page may bring the array's in too
+            pages.substring(0, first) shouldBe "0".repeat(first) // the array's own pages: not written, so not in memory
+        }
     }
 
     test("10,000 temporaries (out-of-place ops, per-axis reductions) of a 1000x1000 f64 array leave the shm directory unchanged and RSS bounded") {

@@ -25,8 +25,9 @@ import java.lang.foreign.ValueLayout.JAVA_LONG
  *  - `drop-locals <count> <MiB>`: make and drop that many process-local arrays of that size (never
  *     touched, so no memory is used), then print `COLLECTIONS <the library's>` and `MS <elapsed>`
  *  - `local-pages <bytes>`: make one process-local array of that many bytes (not zeroed, never
- *     written) and print `PAGES ` and, for each 4 KiB page of its mapping (64 KiB multiples), 1 if
- *     it is in memory (mincore), else 0
+ *     written) and print `PAGE-SIZE <bytes>`, `THP-ALWAYS <true|false>` (whether any huge page size
+ *     is on for every mapping: a fault may then bring in the pages around it) and `PAGES ` and, for
+ *     each page of its mapping (64 KiB multiples), 1 if it is in memory (mincore), else 0
  */
 object HardeningCommands {
     fun run(args: Array<String>): Boolean {
@@ -54,14 +55,24 @@ object HardeningCommands {
         val linker = Linker.nativeLinker()
         val mincore = linker.downcallHandle(linker.defaultLookup().find("mincore").orElseThrow(),
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS))
+        val sysconf = linker.downcallHandle(linker.defaultLookup().find("sysconf").orElseThrow(), FunctionDescriptor.of(JAVA_LONG, JAVA_INT))
+        val pageSize = sysconf.invokeWithArguments(30) as Long // _SC_PAGESIZE
+        val thp = java.io.File("/sys/kernel/mm/transparent_hugepage")
+        val top = thp.resolve("enabled").takeIf { it.exists() }?.readText()?.contains("[always]") ?: false
+        val sizes = thp.listFiles { f -> f.name.startsWith("hugepages-") }.orEmpty()
+            .mapNotNull { it.resolve("enabled").takeIf { e -> e.exists() }?.readText() }
+        println("PAGE-SIZE $pageSize")
+        println("THP-ALWAYS ${top || sizes.any { it.contains("[always]") || top && it.contains("[inherit]") }}")
         val a = Backends.createLocal(U8.TYPE, longArrayOf(size), false)
-        val length = (size + 65535) / 65536 * 65536
-        val pages = (length / 4096).toInt()
+        val length = (size + 65535) / 65536 * 65536 // LocalMemory's grain
+        val pages = (length / pageSize).toInt()
         java.lang.foreign.Arena.ofConfined().use { arena ->
             val vec = arena.allocate(pages.toLong())
-            check(mincore.invokeWithArguments(MemorySegment.ofAddress(a.data().address()), length, vec) as Int == 0) { "mincore failed" }
+            val rc = mincore.invokeWithArguments(MemorySegment.ofAddress(a.data().address()), length, vec) as Int
+            check(rc == 0) { "mincore returned $rc" }
             println("PAGES " + (0 until pages).joinToString("") { if (vec.get(java.lang.foreign.ValueLayout.JAVA_BYTE, it.toLong()).toInt() and 1 != 0) "1" else "0" })
         }
+        java.lang.ref.Reference.reachabilityFence(a)
     }
 
     private fun mapExhaust(backend: Backend, leave: Int) {

@@ -149,7 +149,7 @@ final class LocalMemory {
      * Faults in the pages of a fresh mapping past its array's last byte, which the array never
      * touches: the cache joins freed mappings, and a larger array taking the joined piece would
      * otherwise fault in every such tail in its first pass (a 16M-element bool result made of
-     * 300,000-byte results' mappings faulted 290 pages, 0.9 ms of a 7 ms comparison). The mapping
+     * 300,000-byte results' mappings faulted ~290 pages a call: docs/BENCHMARKS.md). The mapping
      * is fresh, so its bytes are zero, and writing zero leaves them so.
      */
     private static void touchTail(long address, long size, long length) {

@@ -8,10 +8,13 @@ import static java.lang.foreign.ValueLayout.*;
 /**
  * The element loops of every operation for every element type, on one row: n elements from
  * byte offset off, byte stride stride apart. Each loop has a contiguous fast path (stride ==
- * item size) and a strided path. Integer arithmetic wraps in the element width; integer
- * division is floor division (numpy's //), unsigned for unsigned types, and its divisor was
- * checked for zero before the call. Float reductions are NaN-propagating like numpy's. BOOL
- * has fill, copy and the integer reductions (a sum counts the nonzero elements).
+ * item size) and a strided path; in-place arithmetic with a scalar also has a path for every
+ * other element (stride == 2 item sizes), an int loop whose index has a constant scale, as C2
+ * drops the per-access bounds and alignment checks only for such an index (the strided path,
+ * whose offset grows by a variable step, keeps them). Integer arithmetic wraps in the element
+ * width; integer division is floor division (numpy's //), unsigned for unsigned types, and its
+ * divisor was checked for zero before the call. Float reductions are NaN-propagating like
+ * numpy's. BOOL has fill, copy and the integer reductions (a sum counts the nonzero elements).
  */
 final class ScalarKernels {
     /** Elements of an every-other-element loop's int index: 2 * i stays an int. */
