@@ -171,6 +171,18 @@ class LocalArraysTest : FunSpec({
         }
     }
 
+    test("in-place arithmetic on every other element of a view past 2^30 elements: the loop's parts meet without a gap or an overlap") {
+        // the every-other-element loop runs an int index in parts of 2^30 elements; 2 GiB of u8 is a view of 2^30 + 6
+        // of them (in a child JVM: the 2 GiB would stay in this one's mapping cache for the tests after)
+        val n = (1L shl 31) + 12
+        val at = listOf(0L, (1L shl 31) - 4, (1L shl 31) - 2, 1L shl 31, (1L shl 31) + 2, n - 2)
+        val values = ChildJvm("every-other", n.toString(), *at.map { it.toString() }.toTypedArray(), fullJit = true).use {
+            it.expectLine("VALUES ")
+        }
+        // after += 3 on the view: an element of both parts would read 6, one of neither 0, and the odd ones stay 0
+        values shouldBe at.joinToString(" ") { "3 0" }
+    }
+
     test("10,000 temporaries (out-of-place ops, per-axis reductions) of a 1000x1000 f64 array leave the shm directory unchanged and RSS bounded") {
         val before = shmFiles()
         val a = SharedArrays.create(F64.TYPE, 1000, 1000).use { s -> s.fill(1.5); s.copy() }

@@ -28,6 +28,8 @@ import java.lang.foreign.ValueLayout.JAVA_LONG
  *     written) and print `PAGE-SIZE <bytes>`, `THP-ALWAYS <true|false>` (whether any huge page size
  *     is on for every mapping: a fault may then bring in the pages around it) and `PAGES ` and, for
  *     each page of its mapping (64 KiB multiples), 1 if it is in memory (mincore), else 0
+ *  - `every-other <n> <index>...`: add 3 in place to every other element of a process-local u8
+ *     array of n zeros, then print `VALUES ` and, for each index, the element there and the one after
  */
 object HardeningCommands {
     fun run(args: Array<String>): Boolean {
@@ -46,6 +48,13 @@ object HardeningCommands {
                 println("MS ${(System.nanoTime() - start) / 1_000_000}")
             }
             "local-pages" -> localPages(args[1].toLong())
+            "every-other" -> {
+                val n = args[1].toLong()
+                dev.sharedarrays.NDArrays.zeros(U8.TYPE, n).use { a ->
+                    a.slice(0, 0, n, 2).add(3L)
+                    println("VALUES " + args.drop(2).joinToString(" ") { "${a.getLong(it.toLong())} ${a.getLong(it.toLong() + 1)}" })
+                }
+            }
             else -> return false
         }
         return true
