@@ -229,7 +229,7 @@ public final class SegmentDescriptor {
     }
 
     /** What follows the prefix: spaces up to the '\n' that ends the header at byte 4095. */
-    public static final MemorySegment PADDING;
+    private static final MemorySegment PADDING;
 
     static {
         // the data is .npy '<' (little-endian) and is read and written in native order
