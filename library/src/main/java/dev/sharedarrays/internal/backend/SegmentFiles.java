@@ -72,7 +72,7 @@ final class SegmentFiles {
             reserve(fd, size, dir, spaceFix, temp.toString());
             arena = Arena.ofShared();
             MemorySegment all = map(fd, size, arena, temp.toString());
-            ControlBlock.initialize(all, all.asSlice(size - SegmentDescriptor.CONTROL_SIZE), facts, data);
+            ControlBlock.initializeAfterHeader(all, all.asSlice(size - SegmentDescriptor.CONTROL_SIZE), facts, data);
             int err = Libc.link(temp.toString(), target.toString());
             if (err == Libc.EEXIST) {
                 throw new SegmentExistsException(target + " already exists (created concurrently); it was not touched");

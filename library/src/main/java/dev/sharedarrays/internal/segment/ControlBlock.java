@@ -42,10 +42,21 @@ public final class ControlBlock {
     }
 
     /**
+     * As {@link #initialize(MemorySegment, MemorySegment, SegmentFacts, BiConsumer)} where the
+     * header page holds its final bytes already: a file create writes it first (by pwrite, the
+     * sign sweep looks for), and writing it again through the mapping would only redo that.
+     */
+    public static void initializeAfterHeader(MemorySegment all, MemorySegment control, SegmentFacts facts,
+            BiConsumer<MemorySegment, MemorySegment> data) {
+        data.accept(all.asSlice(DATA_OFFSET, facts.dataLength()), control);
+        initializeControl(control, facts);
+    }
+
+    /**
      * Writes header and control fields; the ready word last, with release semantics. The header
-     * page goes in one copy of its final bytes: a file create wrote the same page before, and a
-     * create killed in the middle of this copy must still leave a header page (sweep removes a
-     * dead create's temporary file only then).
+     * page goes in one copy of its final bytes, so that no one ever sees a part of it over other
+     * bytes (a page that began with spaces once kept sweep from removing a killed file create's
+     * temporary file, when file creates still came here).
      */
     public static void initialize(MemorySegment header, MemorySegment control, SegmentFacts facts) {
         MemorySegment.copy(MemorySegment.ofArray(npyHeader(facts.dtype().descr(), facts.shape())), 0, header, 0, DATA_OFFSET);
