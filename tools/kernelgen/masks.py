@@ -323,16 +323,21 @@ def vector_compare_loop(t, cmp, scalar):
 
 
 def vector_packed_loop(t, cmp, scalar, name):
-    """The loop of a comparison at 256 bits (AVX2), in blocks of 32 elements, as numpy's packs
-    them: each of the block's vectors sets its own byte of the lanes where its comparison holds
-    (blends into lanes of the element's size, or'ed), and one shuffle (PACK) puts the 32 bytes in
-    element order. Moving a whole 64 elements' mask bits to bytes instead (movmsks, then a pdep a
-    long, in a loop C2 did not count) took 60% more time a block on an AMD EPYC: 16M f64 > 0.5 from
-    memory 8.3 ms against 6.9. 8-byte elements take expanded_steps first, where pdep is fast."""
+    """The loop of a comparison at 256 bits (AVX2), in blocks of 32 elements. 8-byte elements, and
+    4-byte ones where pdep is slow, go 8 at a time (expanded_steps). Otherwise as numpy packs them:
+    each of the block's vectors sets its own byte of the lanes where its comparison holds (blends
+    into lanes of the element's size, or'ed), and one shuffle (PACK) puts the 32 bytes in element
+    order. Moving a whole 64 elements' mask bits to bytes instead (movmsks, then a pdep a long, in a
+    loop C2 did not count) took 60% more time a block on an AMD EPYC: 16M f64 > 0.5 from memory 8.3
+    ms against 6.9."""
+    if t.size == 8:
+        return java("""
+            private static void ${name}Packed(MemorySegment a, long ao, $rhs_param, MemorySegment o, long oo, int blocks) {
+                $steps
+            }""", name=name, rhs_param=packed_rhs_param(t, scalar), steps=expanded_steps(t, cmp, scalar))
     lanes = LANES[t.jtype]
     ints = LANES_OF_SIZE[t.size]
     count = t.size  # vectors a block: 32 elements of t.size bytes in 32-byte vectors
-    rhs_param = f"{lanes.vector} s" if scalar else "MemorySegment b, long bo"
 
     def one(j):
         off = f" + {32 * j}" if j else ""
@@ -349,7 +354,10 @@ def vector_packed_loop(t, cmp, scalar, name):
     bytes_expr = "r" if t.size == 1 else "r.reinterpretAsBytes()"
     store = f"{bytes_expr}.intoMemorySegment(o, oo + k * 32L, LE);" if t.size == 1 else \
         f"{bytes_expr}.rearrange(PACK_{t.size}).intoMemorySegment(o, oo + k * 32L, LE);"
-    first = (expanded_steps(t, cmp, scalar) if t.size == 8 else []) + [f"{ints.vector} z = {ints.vector}.zero({ints.species});"]
+    first = []
+    if t.size == 4:
+        first = ["if (!BitDeposit.FAST) {"] + ["    " + line for line in expanded_steps(t, cmp, scalar)] + ["    return;", "}"]
+    first += [f"{ints.vector} z = {ints.vector}.zero({ints.species});"]
     return java("""
         private static void ${name}Packed(MemorySegment a, long ao, $rhs_param, MemorySegment o, long oo, int blocks) {
             $first
@@ -358,33 +366,39 @@ def vector_packed_loop(t, cmp, scalar, name):
                 $parts
                 $store
             }
-        }""", name=name, rhs_param=rhs_param, stride=f"{32 * t.size}L",
+        }""", name=name, rhs_param=packed_rhs_param(t, scalar), stride=f"{32 * t.size}L",
         q="" if scalar else f"\n        long q = bo + k * {32 * t.size}L;", parts=parts, store=store, first=first)
 
 
+def packed_rhs_param(t, scalar):
+    return f"{LANES[t.jtype].vector} s" if scalar else "MemorySegment b, long bo"
+
+
 def expanded_steps(t, cmp, scalar):
-    """For 8-byte elements where pdep is fast (BitDeposit.FAST), the loop of vector_packed_loop in
-    steps of 8 elements instead: the masks of two vectors are 8 bits (a movmsk each), one pdep
-    spreads them to the 8 result bytes of one long store. On an AMD EPYC (Zen 3), bin/bench ops
-    --calls 9 --only 'a > 0.5' gave 1.05 and 1.08 of numpy's time this way, 1.23 and 1.19 with the
-    blends (runs alternated). (The older loop that moved a whole 64 elements' bits at a time, in a loop
-    C2 did not count, was slower than the blends.) 256-bit vectors only: 4 lanes each."""
-    assert t.size == 8, t
+    """The loop of vector_packed_loop in steps of 8 elements: their mask bits (a movmsk a vector)
+    become the 8 result bytes of one long store through BitDeposit.bytes, a pdep where it is fast,
+    else a table's entry. For 8-byte elements on an AMD EPYC, bin/bench ops --calls 9 --only
+    'a > 0.5' gave 1.05 and 1.08 of numpy's time with pdep (Zen 3), 1.23 and 1.19 with the blends
+    (runs alternated). On a Zen 1 EPYC (pdep in microcode) the blends took 20-32 ms on 16M f64
+    > 0.5, the table 14-17 ms, numpy's packs written in C 15-16 ms; on 32M f32 the blends 23-27 ms,
+    the table 16-20 ms. 256-bit vectors only."""
+    assert t.size in (4, 8), t
+    vectors = 2 if t.size == 8 else 1
+    stride = 8 * t.size
+
     def bits(j):
-        off = " + 32" if j else ""
+        off = f" + {32 * j}" if j else ""
         rhs = "s" if scalar else lane_load(t, "b", f"q{off}")
-        shift = " << 4" if j else ""
+        shift = f" << {4 * j}" if j else ""
         return f"{lane_load(t, 'a', f'p{off}')}.compare(VectorOperators.{cmp}, {rhs}).toLong(){shift}"
 
     return java("""
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;$q
-                long bits = $b0 | $b1;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }""", q="" if scalar else "\n        long q = bo + k * 64L;", b0=bits(0), b1=bits(1)).split("\n")
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * ${stride}L;$q
+            long bits = $bits;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+        }""", stride=stride, q="" if scalar else f"\n    long q = bo + k * {stride}L;",
+        bits=" | ".join(bits(j) for j in range(vectors))).split("\n")
 
 
 def vector_compare_dispatch(types, cmps, scalar):
@@ -482,10 +496,11 @@ VECTOR_DOC = """
  * SIMD loops (jdk.incubator.vector) of {@link ScalarMaskKernels}' operations on contiguous rows,
  * in blocks of 64 elements: each does the first {@code n & -64} elements of its row and leaves
  * the rest to the scalar loops ({@link MaskKernels} calls both). A block's 64 comparison
- * results are one long of mask bits, spread to 64 bytes (at 256 bits, blocks of 32 are packed
- * to bytes in vectors instead, and 8-byte elements go 8 at a time through pdep where
- * {@link BitDeposit} says it is fast); a block of where reads its 64 mask bytes as one long of bits. Loaded only when the JVM runs with {@code --add-modules
- * jdk.incubator.vector}.
+ * results are one long of mask bits, spread to 64 bytes (at 256 bits, 8-byte elements, and
+ * 4-byte ones where {@link BitDeposit} finds pdep slow, go 8 at a time through
+ * {@link BitDeposit#bytes}; other blocks of 32 are packed to bytes in vectors); a block of where
+ * reads its 64 mask bytes as one long of bits. Loaded only when the JVM runs with
+ * {@code --add-modules jdk.incubator.vector}.
  */"""
 
 VECTOR_IMPORTS = [
@@ -544,7 +559,7 @@ private static void spread(MemorySegment o, long off, long bits) {
         return;
     }
     for (int k = 0; k < 64; k += 8) {
-        o.set(LONG_UNALIGNED, off + k, Long.expand(bits >>> k, 0x0101010101010101L));
+        o.set(LONG_UNALIGNED, off + k, BitDeposit.bytes(bits >>> k));
     }
 }
 

@@ -87,7 +87,7 @@ object LaneCheck {
 
     fun run(args: Array<String>): Boolean {
         if (args[0] == "compare-lanes") {
-            println("BIT_DEPOSIT ${BitDeposit.FAST}") // which loop the 8-byte comparisons took at 256 bits
+            println("BIT_DEPOSIT ${BitDeposit.FAST}") // which loop the 8- and 4-byte comparisons took at 256 bits
         }
         return laneCommand(args, "compare-lanes", ::lanes, ::mismatches)
     }

@@ -5,18 +5,38 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Whether {@link Long#expand} is one fast instruction on this CPU. The JIT compiles it to BMI2's
- * pdep where the CPU has BMI2; AMD before Zen 3 (family 0x19) and Hygon run pdep in microcode, tens
- * of cycles each, where Intel's and Zen 3's take about 3. Any other vendor, or no /proc/cpuinfo:
- * not fast. {@value #PROPERTY} {@code =true} or {@code =false} decides instead (the tests run both
- * loops so; a CPU misjudged here can be set right).
+ * Whether {@link Long#expand} is one fast instruction on this CPU, and 8 mask bits as 8 bytes
+ * either way ({@link #bytes}). The JIT compiles it to BMI2's pdep where the CPU has BMI2; AMD
+ * before Zen 3 (family 0x19) and Hygon run pdep in microcode, tens of cycles each, where Intel's
+ * and Zen 3's take about 3. Any other vendor, or no /proc/cpuinfo: not fast. {@value #PROPERTY}
+ * {@code =true} or {@code =false} decides instead (the tests run both loops so; a CPU misjudged
+ * here can be set right).
  */
 public final class BitDeposit {
     /** The system property that overrides the CPU's entry. */
     public static final String PROPERTY = "sharedarrays.bitDeposit";
     public static final boolean FAST = fast();
+    /** Entry b: bit k of b as byte k, 0 or 1. */
+    private static final long[] BYTES = bytesTable();
 
     private BitDeposit() {
+    }
+
+    /**
+     * The low 8 bits of {@code bits} as 8 bytes 0 or 1, byte k from bit k (the mask of 8
+     * comparisons as numpy's bools): a pdep where {@link #FAST}, else a load from a table of 256.
+     * C2 folds the test away.
+     */
+    public static long bytes(long bits) {
+        return FAST ? Long.expand(bits, 0x0101010101010101L) : BYTES[(int) bits & 0xFF];
+    }
+
+    private static long[] bytesTable() {
+        long[] t = new long[256];
+        for (int b = 0; b < 256; b++) {
+            t[b] = Long.expand(b, 0x0101010101010101L);
+        }
+        return t;
     }
 
     private static boolean fast() {

@@ -22,10 +22,11 @@ import static java.lang.foreign.ValueLayout.*;
  * SIMD loops (jdk.incubator.vector) of {@link ScalarMaskKernels}' operations on contiguous rows,
  * in blocks of 64 elements: each does the first {@code n & -64} elements of its row and leaves
  * the rest to the scalar loops ({@link MaskKernels} calls both). A block's 64 comparison
- * results are one long of mask bits, spread to 64 bytes (at 256 bits, blocks of 32 are packed
- * to bytes in vectors instead, and 8-byte elements go 8 at a time through pdep where
- * {@link BitDeposit} says it is fast); a block of where reads its 64 mask bytes as one long of bits. Loaded only when the JVM runs with {@code --add-modules
- * jdk.incubator.vector}.
+ * results are one long of mask bits, spread to 64 bytes (at 256 bits, 8-byte elements, and
+ * 4-byte ones where {@link BitDeposit} finds pdep slow, go 8 at a time through
+ * {@link BitDeposit#bytes}; other blocks of 32 are packed to bytes in vectors); a block of where
+ * reads its 64 mask bytes as one long of bits. Loaded only when the JVM runs with
+ * {@code --add-modules jdk.incubator.vector}.
  */
 final class SimdMaskLoops implements SimdMaskKernels {
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
@@ -65,7 +66,7 @@ final class SimdMaskLoops implements SimdMaskKernels {
             return;
         }
         for (int k = 0; k < 64; k += 8) {
-            o.set(LONG_UNALIGNED, off + k, Long.expand(bits >>> k, 0x0101010101010101L));
+            o.set(LONG_UNALIGNED, off + k, BitDeposit.bytes(bits >>> k));
         }
     }
 
@@ -273,26 +274,10 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void gtSF64Packed(MemorySegment a, long ao, DoubleVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GT, s).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GT, s).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GT, s).cast(L))
-                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GT, s).cast(L)))
-                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.GT, s).cast(L)))
-                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.GT, s).cast(L)))
-                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.GT, s).cast(L)))
-                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.GT, s).cast(L)))
-                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.GT, s).cast(L)))
-                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.GT, s).cast(L)));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GT, s).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GT, s).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -369,26 +354,10 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void ltSF64Packed(MemorySegment a, long ao, DoubleVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LT, s).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LT, s).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LT, s).cast(L))
-                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LT, s).cast(L)))
-                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.LT, s).cast(L)))
-                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.LT, s).cast(L)))
-                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.LT, s).cast(L)))
-                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.LT, s).cast(L)))
-                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.LT, s).cast(L)))
-                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.LT, s).cast(L)));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LT, s).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LT, s).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -465,26 +434,10 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void geSF64Packed(MemorySegment a, long ao, DoubleVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GE, s).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GE, s).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GE, s).cast(L))
-                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GE, s).cast(L)))
-                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.GE, s).cast(L)))
-                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.GE, s).cast(L)))
-                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.GE, s).cast(L)))
-                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.GE, s).cast(L)))
-                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.GE, s).cast(L)))
-                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.GE, s).cast(L)));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GE, s).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GE, s).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -561,26 +514,10 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void leSF64Packed(MemorySegment a, long ao, DoubleVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LE, s).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LE, s).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LE, s).cast(L))
-                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LE, s).cast(L)))
-                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.LE, s).cast(L)))
-                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.LE, s).cast(L)))
-                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.LE, s).cast(L)))
-                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.LE, s).cast(L)))
-                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.LE, s).cast(L)))
-                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.LE, s).cast(L)));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LE, s).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LE, s).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -657,26 +594,10 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void eqSF64Packed(MemorySegment a, long ao, DoubleVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.EQ, s).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.EQ, s).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.EQ, s).cast(L))
-                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.EQ, s).cast(L)))
-                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.EQ, s).cast(L)))
-                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.EQ, s).cast(L)))
-                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.EQ, s).cast(L)))
-                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.EQ, s).cast(L)))
-                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.EQ, s).cast(L)))
-                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.EQ, s).cast(L)));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.EQ, s).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.EQ, s).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -753,26 +674,10 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void neSF64Packed(MemorySegment a, long ao, DoubleVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.NE, s).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.NE, s).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.NE, s).cast(L))
-                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.NE, s).cast(L)))
-                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.NE, s).cast(L)))
-                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.NE, s).cast(L)))
-                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.NE, s).cast(L)))
-                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.NE, s).cast(L)))
-                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.NE, s).cast(L)))
-                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.NE, s).cast(L)));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.NE, s).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.NE, s).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -825,6 +730,14 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void gtSF32Packed(MemorySegment a, long ao, FloatVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long bits = FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.GT, s).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -885,6 +798,14 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void ltSF32Packed(MemorySegment a, long ao, FloatVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long bits = FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.LT, s).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -945,6 +866,14 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void geSF32Packed(MemorySegment a, long ao, FloatVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long bits = FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.GE, s).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -1005,6 +934,14 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void leSF32Packed(MemorySegment a, long ao, FloatVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long bits = FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.LE, s).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -1065,6 +1002,14 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void eqSF32Packed(MemorySegment a, long ao, FloatVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long bits = FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.EQ, s).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -1125,6 +1070,14 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void neSF32Packed(MemorySegment a, long ao, FloatVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long bits = FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.NE, s).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -1209,26 +1162,10 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void gtSI64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GT, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GT, s).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GT, s))
-                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GT, s)))
-                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.GT, s)))
-                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.GT, s)))
-                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.GT, s)))
-                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.GT, s)))
-                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.GT, s)))
-                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.GT, s)));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GT, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GT, s).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -1305,26 +1242,10 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void ltSI64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LT, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LT, s).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LT, s))
-                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LT, s)))
-                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.LT, s)))
-                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.LT, s)))
-                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.LT, s)))
-                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.LT, s)))
-                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.LT, s)))
-                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.LT, s)));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LT, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LT, s).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -1401,26 +1322,10 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void geSI64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GE, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GE, s).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GE, s))
-                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GE, s)))
-                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.GE, s)))
-                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.GE, s)))
-                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.GE, s)))
-                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.GE, s)))
-                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.GE, s)))
-                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.GE, s)));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GE, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GE, s).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -1497,26 +1402,10 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void leSI64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LE, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LE, s).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LE, s))
-                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LE, s)))
-                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.LE, s)))
-                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.LE, s)))
-                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.LE, s)))
-                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.LE, s)))
-                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.LE, s)))
-                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.LE, s)));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LE, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LE, s).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -1593,26 +1482,10 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void eqSI64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.EQ, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.EQ, s).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.EQ, s))
-                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.EQ, s)))
-                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.EQ, s)))
-                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.EQ, s)))
-                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.EQ, s)))
-                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.EQ, s)))
-                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.EQ, s)))
-                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.EQ, s)));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.EQ, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.EQ, s).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -1689,26 +1562,10 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void neSI64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.NE, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.NE, s).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.NE, s))
-                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.NE, s)))
-                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.NE, s)))
-                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.NE, s)))
-                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.NE, s)))
-                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.NE, s)))
-                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.NE, s)))
-                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.NE, s)));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.NE, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.NE, s).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -1761,6 +1618,14 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void gtSI32Packed(MemorySegment a, long ao, IntVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long bits = IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.GT, s).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -1821,6 +1686,14 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void ltSI32Packed(MemorySegment a, long ao, IntVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long bits = IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.LT, s).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -1881,6 +1754,14 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void geSI32Packed(MemorySegment a, long ao, IntVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long bits = IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.GE, s).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -1941,6 +1822,14 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void leSI32Packed(MemorySegment a, long ao, IntVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long bits = IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.LE, s).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -2001,6 +1890,14 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void eqSI32Packed(MemorySegment a, long ao, IntVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long bits = IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.EQ, s).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -2061,6 +1958,14 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void neSI32Packed(MemorySegment a, long ao, IntVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long bits = IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.NE, s).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -2655,26 +2560,10 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void gtSU64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s))
-                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s)))
-                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s)))
-                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s)))
-                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s)))
-                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s)))
-                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s)))
-                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s)));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, s).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -2751,26 +2640,10 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void ltSU64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s))
-                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s)))
-                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s)))
-                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s)))
-                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s)))
-                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s)))
-                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s)))
-                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s)));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, s).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -2847,26 +2720,10 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void geSU64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s))
-                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s)))
-                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s)))
-                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s)))
-                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s)))
-                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s)))
-                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s)))
-                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s)));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, s).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -2943,26 +2800,10 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void leSU64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s))
-                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s)))
-                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s)))
-                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s)))
-                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s)))
-                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s)))
-                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s)))
-                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s)));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, s).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -3039,26 +2880,10 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void eqSU64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s))
-                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s)))
-                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s)))
-                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s)))
-                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s)))
-                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s)))
-                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s)))
-                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s)));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, s).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -3135,26 +2960,10 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void neSU64Packed(MemorySegment a, long ao, LongVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s))
-                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s)))
-                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s)))
-                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s)))
-                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s)))
-                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s)))
-                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s)))
-                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s)));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, s).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -3207,6 +3016,14 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void gtSU32Packed(MemorySegment a, long ao, IntVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long bits = IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, s).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -3267,6 +3084,14 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void ltSU32Packed(MemorySegment a, long ao, IntVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long bits = IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, s).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -3327,6 +3152,14 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void geSU32Packed(MemorySegment a, long ao, IntVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long bits = IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, s).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -3387,6 +3220,14 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void leSU32Packed(MemorySegment a, long ao, IntVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long bits = IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, s).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -3447,6 +3288,14 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void eqSU32Packed(MemorySegment a, long ao, IntVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long bits = IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, s).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -3507,6 +3356,14 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void neSU32Packed(MemorySegment a, long ao, IntVector s, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long bits = IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, s).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -4211,28 +4068,11 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void gtAF64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long q = bo + k * 64L;
-                long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            long q = bo + k * 256L;
-            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q, LE)).cast(L))
-                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).cast(L)))
-                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 64, LE)).cast(L)))
-                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 96, LE)).cast(L)))
-                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 128, LE)).cast(L)))
-                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 160, LE)).cast(L)))
-                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 192, LE)).cast(L)))
-                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 224, LE)).cast(L)));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GT, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -4309,28 +4149,11 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void ltAF64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long q = bo + k * 64L;
-                long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            long q = bo + k * 256L;
-            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q, LE)).cast(L))
-                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).cast(L)))
-                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 64, LE)).cast(L)))
-                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 96, LE)).cast(L)))
-                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 128, LE)).cast(L)))
-                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 160, LE)).cast(L)))
-                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 192, LE)).cast(L)))
-                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 224, LE)).cast(L)));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LT, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -4407,28 +4230,11 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void geAF64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long q = bo + k * 64L;
-                long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            long q = bo + k * 256L;
-            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q, LE)).cast(L))
-                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).cast(L)))
-                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 64, LE)).cast(L)))
-                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 96, LE)).cast(L)))
-                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 128, LE)).cast(L)))
-                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 160, LE)).cast(L)))
-                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 192, LE)).cast(L)))
-                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 224, LE)).cast(L)));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.GE, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -4505,28 +4311,11 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void leAF64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long q = bo + k * 64L;
-                long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            long q = bo + k * 256L;
-            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q, LE)).cast(L))
-                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).cast(L)))
-                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 64, LE)).cast(L)))
-                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 96, LE)).cast(L)))
-                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 128, LE)).cast(L)))
-                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 160, LE)).cast(L)))
-                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 192, LE)).cast(L)))
-                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 224, LE)).cast(L)));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.LE, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -4603,28 +4392,11 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void eqAF64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long q = bo + k * 64L;
-                long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            long q = bo + k * 256L;
-            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q, LE)).cast(L))
-                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).cast(L)))
-                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 64, LE)).cast(L)))
-                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 96, LE)).cast(L)))
-                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 128, LE)).cast(L)))
-                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 160, LE)).cast(L)))
-                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 192, LE)).cast(L)))
-                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 224, LE)).cast(L)));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.EQ, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -4701,28 +4473,11 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void neAF64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long q = bo + k * 64L;
-                long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            long q = bo + k * 256L;
-            LongVector r = z.blend(1L, DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q, LE)).cast(L))
-                    .or(z.blend(1L << 8, DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).cast(L)))
-                    .or(z.blend(1L << 16, DoubleVector.fromMemorySegment(D, a, p + 64, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 64, LE)).cast(L)))
-                    .or(z.blend(1L << 24, DoubleVector.fromMemorySegment(D, a, p + 96, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 96, LE)).cast(L)))
-                    .or(z.blend(1L << 32, DoubleVector.fromMemorySegment(D, a, p + 128, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 128, LE)).cast(L)))
-                    .or(z.blend(1L << 40, DoubleVector.fromMemorySegment(D, a, p + 160, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 160, LE)).cast(L)))
-                    .or(z.blend(1L << 48, DoubleVector.fromMemorySegment(D, a, p + 192, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 192, LE)).cast(L)))
-                    .or(z.blend(1L << 56, DoubleVector.fromMemorySegment(D, a, p + 224, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 224, LE)).cast(L)));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            long bits = DoubleVector.fromMemorySegment(D, a, p, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q, LE)).toLong() | DoubleVector.fromMemorySegment(D, a, p + 32, LE).compare(VectorOperators.NE, DoubleVector.fromMemorySegment(D, b, q + 32, LE)).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -4775,6 +4530,15 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void gtAF32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long q = bo + k * 32L;
+                long bits = FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.GT, FloatVector.fromMemorySegment(F, b, q, LE)).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -4836,6 +4600,15 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void ltAF32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long q = bo + k * 32L;
+                long bits = FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.LT, FloatVector.fromMemorySegment(F, b, q, LE)).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -4897,6 +4670,15 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void geAF32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long q = bo + k * 32L;
+                long bits = FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.GE, FloatVector.fromMemorySegment(F, b, q, LE)).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -4958,6 +4740,15 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void leAF32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long q = bo + k * 32L;
+                long bits = FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.LE, FloatVector.fromMemorySegment(F, b, q, LE)).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -5019,6 +4810,15 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void eqAF32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long q = bo + k * 32L;
+                long bits = FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.EQ, FloatVector.fromMemorySegment(F, b, q, LE)).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -5080,6 +4880,15 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void neAF32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long q = bo + k * 32L;
+                long bits = FloatVector.fromMemorySegment(F, a, p, LE).compare(VectorOperators.NE, FloatVector.fromMemorySegment(F, b, q, LE)).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -5165,28 +4974,11 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void gtAI64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long q = bo + k * 64L;
-                long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q, LE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 32, LE)).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            long q = bo + k * 256L;
-            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q, LE)))
-                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 32, LE))))
-                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 64, LE))))
-                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 96, LE))))
-                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 128, LE))))
-                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 160, LE))))
-                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 192, LE))))
-                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 224, LE))));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q, LE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 32, LE)).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -5263,28 +5055,11 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void ltAI64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long q = bo + k * 64L;
-                long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q, LE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 32, LE)).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            long q = bo + k * 256L;
-            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q, LE)))
-                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 32, LE))))
-                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 64, LE))))
-                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 96, LE))))
-                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 128, LE))))
-                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 160, LE))))
-                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 192, LE))))
-                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 224, LE))));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q, LE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 32, LE)).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -5361,28 +5136,11 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void geAI64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long q = bo + k * 64L;
-                long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q, LE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 32, LE)).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            long q = bo + k * 256L;
-            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q, LE)))
-                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 32, LE))))
-                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 64, LE))))
-                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 96, LE))))
-                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 128, LE))))
-                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 160, LE))))
-                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 192, LE))))
-                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 224, LE))));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q, LE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 32, LE)).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -5459,28 +5217,11 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void leAI64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long q = bo + k * 64L;
-                long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q, LE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 32, LE)).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            long q = bo + k * 256L;
-            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q, LE)))
-                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 32, LE))))
-                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 64, LE))))
-                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 96, LE))))
-                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 128, LE))))
-                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 160, LE))))
-                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 192, LE))))
-                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 224, LE))));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q, LE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 32, LE)).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -5557,28 +5298,11 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void eqAI64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long q = bo + k * 64L;
-                long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q, LE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 32, LE)).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            long q = bo + k * 256L;
-            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q, LE)))
-                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 32, LE))))
-                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 64, LE))))
-                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 96, LE))))
-                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 128, LE))))
-                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 160, LE))))
-                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 192, LE))))
-                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 224, LE))));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q, LE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 32, LE)).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -5655,28 +5379,11 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void neAI64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long q = bo + k * 64L;
-                long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q, LE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 32, LE)).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            long q = bo + k * 256L;
-            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q, LE)))
-                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 32, LE))))
-                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 64, LE))))
-                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 96, LE))))
-                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 128, LE))))
-                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 160, LE))))
-                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 192, LE))))
-                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 224, LE))));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q, LE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 32, LE)).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -5729,6 +5436,15 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void gtAI32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long q = bo + k * 32L;
+                long bits = IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, q, LE)).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -5790,6 +5506,15 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void ltAI32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long q = bo + k * 32L;
+                long bits = IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, q, LE)).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -5851,6 +5576,15 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void geAI32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long q = bo + k * 32L;
+                long bits = IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, q, LE)).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -5912,6 +5646,15 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void leAI32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long q = bo + k * 32L;
+                long bits = IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, q, LE)).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -5973,6 +5716,15 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void eqAI32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long q = bo + k * 32L;
+                long bits = IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, q, LE)).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -6034,6 +5786,15 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void neAI32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long q = bo + k * 32L;
+                long bits = IntVector.fromMemorySegment(I, a, p, LE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, q, LE)).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -6641,28 +6402,11 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void gtAU64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long q = bo + k * 64L;
-                long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            long q = bo + k * 256L;
-            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)))
-                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GT, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -6739,28 +6483,11 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void ltAU64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long q = bo + k * 64L;
-                long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            long q = bo + k * 256L;
-            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)))
-                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LT, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -6837,28 +6564,11 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void geAU64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long q = bo + k * 64L;
-                long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            long q = bo + k * 256L;
-            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)))
-                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.GE, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -6935,28 +6645,11 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void leAU64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long q = bo + k * 64L;
-                long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            long q = bo + k * 256L;
-            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)))
-                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.LE, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -7033,28 +6726,11 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void eqAU64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long q = bo + k * 64L;
-                long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            long q = bo + k * 256L;
-            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)))
-                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.EQ, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -7131,28 +6807,11 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void neAU64Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
-        if (BitDeposit.FAST) {
-            for (int k = 0, steps = blocks * 4; k < steps; k++) {
-                long p = ao + k * 64L;
-                long q = bo + k * 64L;
-                long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << 4;
-                o.set(LONG_UNALIGNED, oo + k * 8L, Long.expand(bits, 0x0101010101010101L));
-            }
-            return;
-        }
-        LongVector z = LongVector.zero(L);
-        for (int k = 0; k < blocks; k++) {
-            long p = ao + k * 256L;
-            long q = bo + k * 256L;
-            LongVector r = z.blend(1L, LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)))
-                    .or(z.blend(1L << 8, LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 16, LongVector.fromMemorySegment(L, a, p + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 64, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 24, LongVector.fromMemorySegment(L, a, p + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 96, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 32, LongVector.fromMemorySegment(L, a, p + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 128, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 40, LongVector.fromMemorySegment(L, a, p + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 160, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 48, LongVector.fromMemorySegment(L, a, p + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 192, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))))
-                    .or(z.blend(1L << 56, LongVector.fromMemorySegment(L, a, p + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 224, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE))));
-            r.reinterpretAsBytes().rearrange(PACK_8).intoMemorySegment(o, oo + k * 32L, LE);
+        for (int k = 0, steps = blocks * 4; k < steps; k++) {
+            long p = ao + k * 64L;
+            long q = bo + k * 64L;
+            long bits = LongVector.fromMemorySegment(L, a, p, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() | LongVector.fromMemorySegment(L, a, p + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE).compare(VectorOperators.NE, LongVector.fromMemorySegment(L, b, q + 32, LE).lanewise(VectorOperators.XOR, Long.MIN_VALUE)).toLong() << 4;
+            o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
         }
     }
 
@@ -7205,6 +6864,15 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void gtAU32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long q = bo + k * 32L;
+                long bits = IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GT, IntVector.fromMemorySegment(I, b, q, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -7266,6 +6934,15 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void ltAU32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long q = bo + k * 32L;
+                long bits = IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LT, IntVector.fromMemorySegment(I, b, q, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -7327,6 +7004,15 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void geAU32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long q = bo + k * 32L;
+                long bits = IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.GE, IntVector.fromMemorySegment(I, b, q, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -7388,6 +7074,15 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void leAU32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long q = bo + k * 32L;
+                long bits = IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.LE, IntVector.fromMemorySegment(I, b, q, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -7449,6 +7144,15 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void eqAU32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long q = bo + k * 32L;
+                long bits = IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.EQ, IntVector.fromMemorySegment(I, b, q, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;
@@ -7510,6 +7214,15 @@ final class SimdMaskLoops implements SimdMaskKernels {
 
     private static void neAU32Packed(MemorySegment a, long ao, MemorySegment b, long bo, MemorySegment o, long oo, int blocks) {
         FaultMark.touch();
+        if (!BitDeposit.FAST) {
+            for (int k = 0, steps = blocks * 4; k < steps; k++) {
+                long p = ao + k * 32L;
+                long q = bo + k * 32L;
+                long bits = IntVector.fromMemorySegment(I, a, p, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE).compare(VectorOperators.NE, IntVector.fromMemorySegment(I, b, q, LE).lanewise(VectorOperators.XOR, Integer.MIN_VALUE)).toLong();
+                o.set(LONG_UNALIGNED, oo + k * 8L, BitDeposit.bytes(bits));
+            }
+            return;
+        }
         IntVector z = IntVector.zero(I);
         for (int k = 0; k < blocks; k++) {
             long p = ao + k * 128L;

@@ -21,4 +21,12 @@ class BitDepositTest : FunSpec({
         BitDeposit.fast("GenuineIntel", "6", listOf("fpu", "avx2", "bmi1")) shouldBe false
         BitDeposit.fast("AuthenticAMD", "", bmi2) shouldBe false
     }
+
+    test("bytes: bit k of the low 8 as byte k, 0 or 1; the higher bits ignored (this JVM's path: pdep or the table)") {
+        for (b in 0 until 256) {
+            val want = (0 until 8).fold(0L) { acc, k -> acc or ((b.toLong() ushr k and 1L) shl (8 * k)) }
+            BitDeposit.bytes(b.toLong()) shouldBe want
+            BitDeposit.bytes(b.toLong() or (0x5a5aL shl 8) or Long.MIN_VALUE) shouldBe want
+        }
+    }
 })
