@@ -345,8 +345,8 @@ def vector_packed_loop(t, cmp, scalar, name):
         mask = f"{lane_load(t, 'a', f'p{off}')}.compare(VectorOperators.{cmp}, {rhs})"
         if lanes.species != ints.species:
             mask += f".cast({ints.species})"
-        byte = {8: f"1L << {8 * j}", 4: f"1 << {8 * j}", 2: f"(short) (1 << {8 * j})", 1: "(byte) 1"}[t.size] if j else \
-            {8: "1L", 4: "1", 2: "(short) 1", 1: "(byte) 1"}[t.size]
+        byte = {4: f"1 << {8 * j}", 2: f"(short) (1 << {8 * j})", 1: "(byte) 1"}[t.size] if j else \
+            {4: "1", 2: "(short) 1", 1: "(byte) 1"}[t.size]
         return f"z.blend({byte}, {mask})"
 
     parts = [f"{ints.vector} r = {one(0)}"] + [f"        .or({one(j)})" for j in range(1, count)]
@@ -539,7 +539,6 @@ private static final long PART = 1L << 30;
  * The order of a block's 32 results at 256 bits: vector j of the block sets byte j of its lanes of
  * size bytes, so byte size * l + j holds element lanes * j + l; these put element p at byte p.
  */
-private static final VectorShuffle<Byte> PACK_8 = pack(8);
 private static final VectorShuffle<Byte> PACK_4 = pack(4);
 private static final VectorShuffle<Byte> PACK_2 = pack(2);
 

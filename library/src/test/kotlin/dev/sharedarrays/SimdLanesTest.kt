@@ -13,13 +13,14 @@ import io.kotest.matchers.shouldBe
  * vectors of 256 bits, of each 64 for wider ones, and loop over them for narrower ones; the in-place arithmetic with
  * a scalar operand 8 vectors on long rows, then single ones): each width's code, against the
  * scalar loops (child JVMs limited to AVX2 and to SSE for the widths this machine does not pick
- * itself; at AVX2 once more with the blends that replace pdep on CPUs where it is slow).
+ * itself; at AVX2 once with pdep taken as fast and once as slow: BitDeposit's two ways of a comparison's
+ * bytes, and the 4-byte elements' blends or steps of 8).
  */
 class SimdLanesTest : FunSpec({
     val x86 = System.getProperty("os.arch") in setOf("amd64", "x86_64")
     // other machines pick their own width; x86 ones are made to take each
     val widths = if (x86) listOf(listOf("-XX:UseAVX=2") to 4, listOf("-XX:UseAVX=0") to 2) else emptyList()
-    // at 256 bits the comparisons of 8-byte elements have two loops: pdep's and the blends'
+    // at 256 bits the comparisons of 8- and 4-byte elements take other code where pdep is slow (BitDeposit)
     val compareWidths = if (x86) {
         listOf(true, false).map { listOf("-XX:UseAVX=2", "-D${BitDeposit.PROPERTY}=$it") to 4 } + listOf(listOf("-XX:UseAVX=0") to 2)
     } else {

@@ -16,6 +16,8 @@ public final class BitDeposit {
     /** The system property that overrides the CPU's entry. */
     public static final String PROPERTY = "sharedarrays.bitDeposit";
     public static final boolean FAST = fast();
+    /** The lowest bit of each byte. */
+    private static final long BYTE_BITS = 0x0101010101010101L;
     /** Entry b: bit k of b as byte k, 0 or 1. */
     private static final long[] BYTES = bytesTable();
 
@@ -28,13 +30,18 @@ public final class BitDeposit {
      * C2 folds the test away.
      */
     public static long bytes(long bits) {
-        return FAST ? Long.expand(bits, 0x0101010101010101L) : BYTES[(int) bits & 0xFF];
+        return FAST ? Long.expand(bits, BYTE_BITS) : table(bits);
+    }
+
+    /** {@link #bytes} by the table, whatever {@link #FAST} says (the tests check both ways on any CPU). */
+    static long table(long bits) {
+        return BYTES[(int) bits & 0xFF];
     }
 
     private static long[] bytesTable() {
         long[] t = new long[256];
         for (int b = 0; b < 256; b++) {
-            t[b] = Long.expand(b, 0x0101010101010101L);
+            t[b] = Long.expand(b, BYTE_BITS);
         }
         return t;
     }

@@ -45,7 +45,6 @@ final class SimdMaskLoops implements SimdMaskKernels {
      * The order of a block's 32 results at 256 bits: vector j of the block sets byte j of its lanes of
      * size bytes, so byte size * l + j holds element lanes * j + l; these put element p at byte p.
      */
-    private static final VectorShuffle<Byte> PACK_8 = pack(8);
     private static final VectorShuffle<Byte> PACK_4 = pack(4);
     private static final VectorShuffle<Byte> PACK_2 = pack(2);
 

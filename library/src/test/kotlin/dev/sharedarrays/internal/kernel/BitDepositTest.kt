@@ -3,7 +3,7 @@ package dev.sharedarrays.internal.kernel
 import io.kotest.core.spec.style.FunSpec
 import io.kotest.matchers.shouldBe
 
-/** Which CPUs, as /proc/cpuinfo names them, count as having a fast pdep. */
+/** Which CPUs, as /proc/cpuinfo names them, count as having a fast pdep; 8 mask bits as 8 bytes either way. */
 class BitDepositTest : FunSpec({
     val bmi2 = listOf("fpu", "avx2", "bmi1", "bmi2")
 
@@ -22,11 +22,14 @@ class BitDepositTest : FunSpec({
         BitDeposit.fast("AuthenticAMD", "", bmi2) shouldBe false
     }
 
-    test("bytes: bit k of the low 8 as byte k, 0 or 1; the higher bits ignored (this JVM's path: pdep or the table)") {
+    test("bytes, by pdep and by the table: bit k of the low 8 as byte k, 0 or 1; the higher bits ignored") {
         for (b in 0 until 256) {
             val want = (0 until 8).fold(0L) { acc, k -> acc or ((b.toLong() ushr k and 1L) shl (8 * k)) }
-            BitDeposit.bytes(b.toLong()) shouldBe want
-            BitDeposit.bytes(b.toLong() or (0x5a5aL shl 8) or Long.MIN_VALUE) shouldBe want
+            for (bits in listOf(b.toLong(), b.toLong() or (0x5a5aL shl 8) or Long.MIN_VALUE)) {
+                BitDeposit.bytes(bits) shouldBe want
+                BitDeposit.table(bits) shouldBe want
+                java.lang.Long.expand(bits, 0x0101010101010101L) shouldBe want
+            }
         }
     }
 })
