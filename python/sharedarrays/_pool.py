@@ -121,7 +121,7 @@ class Slot:
         """Gives the slot back to the pool (frees it). Idempotent."""
         if self._state[0] == 2:
             # given back or sent: no state follows 2, so this needs no lock (a received Slot is dropped on every
-            # receive of a loop, and the lock cost about a third of that receive)
+            # receive of a loop, and the lock was half of what that drop cost)
             return
         Pool._release_state(self.pool._arr, self.pool._held, self.index, self._state, self._me)
 
