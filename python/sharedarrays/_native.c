@@ -153,8 +153,10 @@ static void publish_dead_senders_cell(uintptr_t q, uint64_t cap) {
 }
 
 /* 1 if the object's `closed` attribute is false; 0 if true or unreadable (an error is cleared) */
+static PyObject *closed_name; /* "closed", interned once: a step looks it up on two segments */
+
 static int is_open(PyObject *seg) {
-    PyObject *c = PyObject_GetAttrString(seg, "closed");
+    PyObject *c = PyObject_GetAttr(seg, closed_name);
     if (c == NULL) { PyErr_Clear(); return 0; }
     int open = c == Py_False;
     Py_DECREF(c);
@@ -332,5 +334,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "sharedarrays._native
     "Atomics, futex calls and buffer addresses for sharedarrays.", -1, methods};
 
 PyMODINIT_FUNC PyInit__native(void) {
+    closed_name = PyUnicode_InternFromString("closed");
+    if (closed_name == NULL) return NULL;
     return PyModule_Create(&module);
 }
