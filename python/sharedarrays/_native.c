@@ -152,9 +152,9 @@ static void publish_dead_senders_cell(uintptr_t q, uint64_t cap) {
     }
 }
 
-/* 1 if the object's `closed` attribute is false; 0 if true or unreadable (an error is cleared) */
 static PyObject *closed_name; /* "closed", interned once: a step looks it up on two segments */
 
+/* 1 if the object's `closed` attribute is false; 0 if true or unreadable (an error is cleared) */
 static int is_open(PyObject *seg) {
     PyObject *c = PyObject_GetAttr(seg, closed_name);
     if (c == NULL) { PyErr_Clear(); return 0; }
