@@ -1,8 +1,8 @@
 /*
  * What Python cannot do by itself: sequentially consistent atomics on a 32- or 64-bit word at an
  * address, futex wait/wake on a 32-bit word in a shared mapping, and the address of a buffer; and
- * what it does too slowly: a spin on a word, and a queue's send and receive step (hundreds of
- * interpreted calls each, tens of microseconds a round trip).
+ * what it does too slowly: a spin on a word, a queue's send and receive step and a pool's acquire and
+ * free (hundreds of interpreted calls each, tens of microseconds a round trip).
  * Values cross as unsigned integers (Python ints are masked to the word's width on the way in).
  * Addresses come from address() of a mapping this process keeps open; the caller checks bounds.
  */
@@ -163,24 +163,56 @@ static int is_open(PyObject *seg) {
     return open;
 }
 
+/* K of PyArg_ParseTuple for the METH_FASTCALL steps: an int, masked to 64 bits */
+static int u64_arg(PyObject *o, unsigned long long *v) {
+    if (!PyLong_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "an int is required, not %.100s", Py_TYPE(o)->tp_name);
+        return 0;
+    }
+    *v = PyLong_AsUnsignedLongLongMask(o);
+    return !(*v == (unsigned long long)-1 && PyErr_Occurred());
+}
+
+static int arg_count(const char *name, Py_ssize_t nargs, Py_ssize_t want) {
+    if (nargs == want) return 1;
+    PyErr_Format(PyExc_TypeError, "%s takes %zd arguments (%zd given)", name, want, nargs);
+    return 0;
+}
+
 /*
- * queue_put(queue_seg, q, capacity, me, body, pool_seg, owner, owner_high) -> 0 sent, 1 the slot's owner
- * word did not hold me (nothing sent), -1 not now. body: the cell from CELL_KIND on (every field but the
- * position). owner: the slot's owner word for a pool slot (0 for a view), which moves me -> owner_high|tail.
+ * queue_put(queue_seg, q, capacity, me, body, pool_seg, owner, owner_high, state) -> 0 sent, 1 the slot is not
+ * held (its owner word did not hold me, or state[0] was not 0: nothing sent), -1 not now. body: the cell from
+ * CELL_KIND on (every field but the position), bytes. owner: the slot's owner word for a pool slot (0 for a
+ * view), which moves me -> owner_high|tail. state: the Slot's state list (or None), 0 held; set to 2 once
+ * sent. Under the GIL, with no Python code run in between, the test and the set are one step for every
+ * other thread of this process (Slot's other transitions take a lock and test the state under it).
+ * METH_FASTCALL: a step pays no argument tuple.
  */
-static PyObject *queue_put(PyObject *self, PyObject *args) {
-    PyObject *qseg, *pseg;
+static PyObject *queue_put(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     unsigned long long q, cap, me, owner, high;
-    Py_buffer body;
-    if (!PyArg_ParseTuple(args, "OKKKy*OKK", &qseg, &q, &cap, &me, &body, &pseg, &owner, &high)) return NULL;
+    if (!arg_count("queue_put", nargs, 9) || !u64_arg(args[1], &q) || !u64_arg(args[2], &cap) || !u64_arg(args[3], &me)
+        || !u64_arg(args[6], &owner) || !u64_arg(args[7], &high)) return NULL;
+    PyObject *qseg = args[0], *body = args[4], *pseg = args[5], *state = args[8];
+    if (!PyBytes_Check(body)) return PyErr_Format(PyExc_TypeError, "body must be bytes, not %.100s", Py_TYPE(body)->tp_name);
+    if (state != Py_None && (!PyList_Check(state) || PyList_GET_SIZE(state) < 1))
+        return PyErr_Format(PyExc_TypeError, "state must be a list of one int or None");
+    Py_ssize_t len = PyBytes_GET_SIZE(body);
+    if (state != Py_None) {
+        PyObject *s = PyList_GET_ITEM(state, 0);
+        if (!PyLong_Check(s) || PyLong_AsLong(s) != 0) {
+            PyErr_Clear();
+            return PyLong_FromLong(1);
+        }
+    }
+    if (cap < 1 || len > CELL_SIZE - CELL_KIND || !is_open(qseg) || (owner != 0 && !is_open(pseg)))
+        return PyLong_FromLong(NOT_NOW);
+    if (!cas64_at(q + Q_MUTEX, 0, me)) return PyLong_FromLong(NOT_NOW);
     long r = NOT_NOW;
-    if (cap < 1 || body.len > CELL_SIZE - CELL_KIND || !is_open(qseg) || (owner != 0 && !is_open(pseg))) goto out;
-    if (!cas64_at(q + Q_MUTEX, 0, me)) goto out;
     publish_dead_senders_cell(q, cap);
     uint64_t t = ld64(q + Q_TAIL), h = ld64(q + Q_HEAD);
     if (ld64(q + Q_ENDED) == 0 && !damaged(h, t, cap) && t - h < cap) {
         uintptr_t c = cell(q, t, cap);
-        memcpy((void *)(c + CELL_KIND), body.buf, (size_t)body.len);
+        memcpy((void *)(c + CELL_KIND), PyBytes_AS_STRING(body), (size_t)len);
         st64(c, t);
         if (owner != 0 && !cas64_at(owner, me, high | (t & 0xFFFFFFFFULL))) {
             st64(c, ~0ULL);
@@ -192,22 +224,16 @@ static PyObject *queue_put(PyObject *self, PyObject *args) {
         }
     }
     unlock(q);
-out:
-    PyBuffer_Release(&body);
+    if (r == 0 && state != Py_None) {
+        PyObject *sent = PyLong_FromLong(2);
+        if (sent == NULL) return NULL;
+        PyList_SetItem(state, 0, sent); /* steals sent; the 0 it drops is a small int: no code runs */
+    }
     return PyLong_FromLong(r);
 }
 
-/*
- * queue_take(queue_seg, q, capacity, me, tag_high, pools) -> the message at the head, taken:
- * (1, id, index) for a pool slot claimed for me, (2, position, body) for a view (body: the cell from
- * CELL_KIND on); or the PUT_SEQ seen (an int >= 0) when the queue is empty and not ended; or -1: not now
- * (mutex busy, damaged, ended, a malformed cell, a slot of a pool not in pools or not claimable: the
- * caller's long way decides). pools: {pool id: (segment, owner words address, slots)}.
- */
-static PyObject *queue_take(PyObject *self, PyObject *args) {
-    PyObject *qseg, *pools;
-    unsigned long long q, cap, me, high;
-    if (!PyArg_ParseTuple(args, "OKKKKO!", &qseg, &q, &cap, &me, &high, &PyDict_Type, &pools)) return NULL;
+/* The message at the head taken, or the PUT_SEQ seen (an int >= 0) if empty, or NOT_NOW: queue_take's step. */
+static PyObject *take_once(PyObject *qseg, uintptr_t q, uint64_t cap, uint64_t me, uint64_t high, PyObject *pools) {
     if (cap < 1 || !is_open(qseg) || !cas64_at(q + Q_MUTEX, 0, me)) return PyLong_FromLong(NOT_NOW);
     publish_dead_senders_cell(q, cap);
     uint32_t seen = __atomic_load_n((uint32_t *)(q + Q_PUT_SEQ), SC);
@@ -260,27 +286,25 @@ done:
     return out;
 }
 
-/* Nanoseconds a spin_while only pauses the core; after them it offers the core between looks. Shorter
+/* Nanoseconds a spin only pauses the core; after them it offers the core between looks. Shorter
  * (3 µs) made the hot Python -> Python round trip 15% slower (bin/bench python, docs/BENCHMARKS.md). */
 #define SPIN_PAUSE_NS 10000ULL
 
-/* spin_while(addr, seen, max_ns) -> True once the u32 at addr no longer holds seen, False after max_ns
- * of spinning (the GIL released meanwhile). Past SPIN_PAUSE_NS each look is followed by sched_yield, as
- * Java's Backoff does: the scheduler may have put the process waited for on this core (it does when it
- * wakes a process from its waker's core), and a spin that only paused kept it from running. */
-static PyObject *spin_while(PyObject *self, PyObject *args) {
-    unsigned long long a, max_ns;
-    unsigned int seen;
-    if (!PyArg_ParseTuple(args, "KIK", &a, &seen, &max_ns)) return NULL;
-    int changed = 0;
-    Py_BEGIN_ALLOW_THREADS
+static uint64_t now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    uint64_t start = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-    uint64_t end = start + max_ns;
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* 1 once the u32 at a no longer holds seen, 0 after max_ns; called without the GIL. Past SPIN_PAUSE_NS each
+ * look is followed by sched_yield, as Java's Backoff does: the scheduler may have put the process waited
+ * for on this core (it does when it wakes a process from its waker's core), and a spin that only paused
+ * kept it from running. */
+static int spin(uintptr_t a, uint32_t seen, uint64_t max_ns) {
+    uint64_t start = now_ns(), end = start + max_ns;
     int yielding = 0;
     for (uint64_t i = 0;; i++) {
-        if (__atomic_load_n((uint32_t *)(uintptr_t)a, __ATOMIC_ACQUIRE) != seen) { changed = 1; break; }
+        if (__atomic_load_n((uint32_t *)a, __ATOMIC_ACQUIRE) != seen) return 1;
         if (yielding) {
             sched_yield();
         } else {
@@ -291,14 +315,112 @@ static PyObject *spin_while(PyObject *self, PyObject *args) {
 #endif
         }
         if (yielding || (i & 63) == 63) {
-            clock_gettime(CLOCK_MONOTONIC, &ts);
-            uint64_t now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-            if (now >= end) break;
+            uint64_t now = now_ns();
+            if (now >= end) return 0;
             yielding = now - start >= SPIN_PAUSE_NS;
         }
     }
+}
+
+static PyObject *mm_name; /* "mm": a segment's mapping, held exported while a step spins without the GIL */
+
+/*
+ * queue_take(queue_seg, q, capacity, me, tag_high, pools, spin_ns) -> the message at the head, taken:
+ * (1, id, index) for a pool slot claimed for me, (2, position, body) for a view (body: the cell from
+ * CELL_KIND on); or the PUT_SEQ seen (an int >= 0) when the queue is empty and not ended; or -1: not now
+ * (mutex busy, damaged, ended, a malformed cell, a slot of a pool not in pools or not claimable: the
+ * caller's long way decides). pools: {pool id: (segment, owner words address, slots)}. An empty queue is
+ * watched for up to spin_ns first (the GIL released, the queue's mapping held by an export of queue_seg.mm,
+ * which its close cannot unmap meanwhile), then taken from once more. METH_FASTCALL.
+ */
+static PyObject *queue_take(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    unsigned long long q, cap, me, high, spin_ns;
+    if (!arg_count("queue_take", nargs, 7) || !u64_arg(args[1], &q) || !u64_arg(args[2], &cap) || !u64_arg(args[3], &me)
+        || !u64_arg(args[4], &high) || !u64_arg(args[6], &spin_ns)) return NULL;
+    PyObject *qseg = args[0], *pools = args[5];
+    if (!PyDict_Check(pools)) return PyErr_Format(PyExc_TypeError, "pools must be a dict");
+    PyObject *out = take_once(qseg, (uintptr_t)q, cap, me, high, pools);
+    if (out == NULL || spin_ns == 0 || !PyLong_Check(out)) return out;
+    long seen = PyLong_AsLong(out); /* -1 (not now) or a u32 */
+    if (seen < 0) return out;
+    PyObject *mm = PyObject_GetAttr(qseg, mm_name);
+    Py_buffer view;
+    if (mm == NULL || PyObject_GetBuffer(mm, &view, PyBUF_SIMPLE) != 0) {
+        PyErr_Clear(); /* closed meanwhile: the caller's long way says so */
+        Py_XDECREF(mm);
+        return out;
+    }
+    uintptr_t word = (uintptr_t)q + Q_PUT_SEQ, base = (uintptr_t)view.buf;
+    int changed = 0;
+    if (word >= base && word + 4 <= base + (uintptr_t)view.len) { /* the word lies in the mapping held */
+        Py_BEGIN_ALLOW_THREADS
+        changed = spin(word, (uint32_t)seen, spin_ns);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&view);
+    Py_DECREF(mm);
+    if (!changed) return out;
+    Py_DECREF(out);
+    return take_once(qseg, (uintptr_t)q, cap, me, high, pools);
+}
+
+/* spin_while(addr, seen, max_ns) -> True once the u32 at addr no longer holds seen, False after max_ns
+ * of spinning (the GIL released meanwhile; the caller holds the mapping). */
+static PyObject *spin_while(PyObject *self, PyObject *args) {
+    unsigned long long a, max_ns;
+    unsigned int seen;
+    if (!PyArg_ParseTuple(args, "KIK", &a, &seen, &max_ns)) return NULL;
+    int changed;
+    Py_BEGIN_ALLOW_THREADS
+    changed = spin((uintptr_t)a, seen, max_ns);
     Py_END_ALLOW_THREADS
     return PyBool_FromLong(changed);
+}
+
+/* ---------------------------------------------------------------- a pool's common steps in one call each
+ * PoolProtocol's acquire and free where nothing waits; the pool's segment is checked open first and the GIL
+ * is held throughout, as in the queue's steps. */
+
+/*
+ * pool_take(pool_seg, owners, slots, me, start) -> the index of a slot whose owner word (at owners + 8 *
+ * index) moved 0 -> me, looking from start on, round; -1 if none was free or the pool is closed.
+ */
+static PyObject *pool_take(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    unsigned long long owners, slots, me, start;
+    if (!arg_count("pool_take", nargs, 5) || !u64_arg(args[1], &owners) || !u64_arg(args[2], &slots)
+        || !u64_arg(args[3], &me) || !u64_arg(args[4], &start)) return NULL;
+    if (slots < 1 || !is_open(args[0])) return PyLong_FromLong(-1);
+    for (unsigned long long k = 0; k < slots; k++) {
+        unsigned long long i = (start + k) % slots;
+        if (ld64(owners + 8 * i) == 0 && cas64_at(owners + 8 * i, 0, me)) return PyLong_FromUnsignedLongLong(i);
+    }
+    return PyLong_FromLong(-1);
+}
+
+/*
+ * slot_free(pool_seg, owner, me, seq, waiters, state) -> 0: state[0] went 0 -> 2, and the owner word me -> 0
+ * (if it still held me) with the pool's futex word bumped; 1: state[0] was not 0, nothing done; -1: the pool
+ * is closed, nothing done. The state's test and set are one step for this process's other threads, as in
+ * queue_put.
+ */
+static PyObject *slot_free(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    unsigned long long owner, me, seq, waiters;
+    if (!arg_count("slot_free", nargs, 6) || !u64_arg(args[1], &owner) || !u64_arg(args[2], &me)
+        || !u64_arg(args[3], &seq) || !u64_arg(args[4], &waiters)) return NULL;
+    PyObject *state = args[5];
+    if (!PyList_Check(state) || PyList_GET_SIZE(state) < 1)
+        return PyErr_Format(PyExc_TypeError, "state must be a list of one int");
+    PyObject *s = PyList_GET_ITEM(state, 0);
+    if (!PyLong_Check(s) || PyLong_AsLong(s) != 0) {
+        PyErr_Clear();
+        return PyLong_FromLong(1);
+    }
+    if (!is_open(args[0])) return PyLong_FromLong(-1);
+    PyObject *ended = PyLong_FromLong(2);
+    if (ended == NULL) return NULL;
+    PyList_SetItem(state, 0, ended); /* steals ended; the 0 it drops is a small int: no code runs */
+    if (cas64_at(owner, me, 0)) bump(seq, waiters);
+    return PyLong_FromLong(0);
 }
 
 /* address(buffer) -> the address of a writable buffer's first byte (an mmap object that stays open) */
@@ -323,8 +445,14 @@ static PyMethodDef methods[] = {
     {"fetch_add64", fetch_add64, METH_VARARGS, "fetch_add64(addr, delta) -> old value"},
     {"futex_wait", futex_wait, METH_VARARGS, "futex_wait(addr, expected, timeout_ns) -> 0 or errno"},
     {"futex_wake", futex_wake, METH_VARARGS, "futex_wake(addr, n) -> woken"},
-    {"queue_put", queue_put, METH_VARARGS, "queue_put(queue_seg, q, cap, me, body, pool_seg, owner, owner_high) -> 0, 1 or -1"},
-    {"queue_take", queue_take, METH_VARARGS, "queue_take(queue_seg, q, cap, me, tag_high, pools) -> message, seen or -1"},
+    {"queue_put", (PyCFunction)(void (*)(void))queue_put, METH_FASTCALL,
+     "queue_put(queue_seg, q, cap, me, body, pool_seg, owner, owner_high, state) -> 0, 1 or -1"},
+    {"queue_take", (PyCFunction)(void (*)(void))queue_take, METH_FASTCALL,
+     "queue_take(queue_seg, q, cap, me, tag_high, pools, spin_ns) -> message, seen or -1"},
+    {"pool_take", (PyCFunction)(void (*)(void))pool_take, METH_FASTCALL,
+     "pool_take(pool_seg, owners, slots, me, start) -> index or -1"},
+    {"slot_free", (PyCFunction)(void (*)(void))slot_free, METH_FASTCALL,
+     "slot_free(pool_seg, owner, me, seq, waiters, state) -> 0, 1 or -1"},
     {"spin_while", spin_while, METH_VARARGS, "spin_while(addr, seen, max_ns) -> True once changed"},
     {"address", address, METH_VARARGS, "address(buffer) -> int"},
     {NULL, NULL, 0, NULL},
@@ -335,6 +463,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "sharedarrays._native
 
 PyMODINIT_FUNC PyInit__native(void) {
     closed_name = PyUnicode_InternFromString("closed");
-    if (closed_name == NULL) return NULL;
+    mm_name = PyUnicode_InternFromString("mm");
+    if (closed_name == NULL || mm_name == NULL) return NULL;
     return PyModule_Create(&module);
 }

@@ -29,7 +29,7 @@ from ._errors import InvalidSegmentError, QueueAbandonedError, WaitTimeoutError
 from ._format import data_length
 from ._futex import SPIN_NANOS, Wait, Words
 from ._layout import BY_CODE, MASK64, QueueDescriptor as Q, SegmentDescriptor as D
-from ._pool import Pool, Slot, _transitions, in_queue
+from ._pool import Pool, Slot, in_queue
 from ._words import OnSegment, data_words, ns
 
 LEFT = Q.LEFT & MASK64
@@ -250,7 +250,9 @@ class Queue(OnSegment):
         Waits at most timeout seconds (None: no limit) for room; WaitTimeoutError if none came (or another
         process held the queue's mutex until then), nothing sent. RuntimeError once the queue has ended.
         """
-        if not self._send(x, ns(timeout)):
+        if type(x) is Slot and self._producer >= 0 and self._send_slot(x):
+            return
+        if not self._send_long(x, ns(timeout)):
             raise WaitTimeoutError(f"queue {self.handle} stayed full ({self.capacity} messages) for {timeout} s")
 
     def try_send(self, x) -> bool:
@@ -285,8 +287,9 @@ class Queue(OnSegment):
         return VIEW, base.id, off, et.code, tuple(shape), tuple(strides), base.handle, None
 
     def _send(self, x, timeout_ns: int | None) -> bool:
-        if type(x) is Slot and self._producer >= 0 and self._send_slot(x):
-            return True
+        return type(x) is Slot and self._producer >= 0 and self._send_slot(x) or self._send_long(x, timeout_ns)
+
+    def _send_long(self, x, timeout_ns: int | None) -> bool:
         kind, aid, index, code, shape, strides, handle, slot = self._message(x)
         hb = handle.encode("utf-8")
         if len(hb) > Q.MAX_HANDLE_BYTES:
@@ -346,17 +349,15 @@ class Queue(OnSegment):
         if body is None or body[0] != me:
             if pool._arr.closed:
                 return False
+            seg = pool._arr._seg
             body = (me, _cell_body(POOL_SLOT, pool.id, slot.index, _array._element_type(slot.dtype).code, slot.shape,
-                                   _c_strides(slot.shape), pool.handle.encode("utf-8"), me))
+                                   _c_strides(slot.shape), pool.handle.encode("utf-8"), me),
+                    seg, seg.words.base + D.POOL_OWNERS_OFFSET + 8 * slot.index)
             pool._cell_bodies[slot.index] = body
-        seg = pool._arr._seg
-        with _transitions:
-            if slot._state[0] != 0:
-                return False
-            if _native.queue_put(self._seg, self._words, self.capacity, me, body[1], seg,
-                                 seg.words.base + D.POOL_OWNERS_OFFSET + 8 * slot.index, self._in_queue) != 0:
-                return False
-            slot._state[0] = 2
+        # queue_put tests and ends the slot's state itself (held -> sent), in one step under the GIL: no lock
+        if _native.queue_put(self._seg, self._words, self.capacity, me, body[1], body[2], body[3], self._in_queue,
+                             slot._state) != 0:
+            return False
         pool._held.pop(slot.index, None)
         return True
 
@@ -380,18 +381,24 @@ class Queue(OnSegment):
         """The next message: a Slot (this process owns it; close() gives it back) or an ArrayView; None once
         the queue has ended and is drained. WaitTimeoutError if nothing came within timeout seconds (None: no
         limit); QueueAbandonedError if the queue is empty and every registered producer died."""
-        self._check_open()
-        timeout_ns = ns(timeout)
+        if timeout is None:
+            timeout_ns, spin = None, SPIN_NANOS
+        else:
+            timeout_ns = ns(timeout)
+            spin = timeout_ns if timeout_ns < SPIN_NANOS else SPIN_NANOS
         r = None
         if self._consumer >= 0 and not self._closing:
-            # a message waiting: one _native step, the mapping not even entered (the GIL keeps it meanwhile)
-            r = _native.queue_take(self._seg, self._words, self.capacity, _proc.self_ident(), self._in_queue, self._owners)
+            # one _native step: a message waiting, or one that comes while it spins (the usual wait); the mapping
+            # is not entered (the GIL keeps it, or, while it spins, an export of the mapping does)
+            r = _native.queue_take(self._seg, self._words, self.capacity, _proc.self_ident(), self._in_queue, self._owners,
+                                   spin)
             if type(r) is not int:
-                return self._taken(r)
+                return Slot(self._pools[r[1]], r[2]) if r[0] == POOL_SLOT else self._taken(r)
+        self._check_open()
         with data_words(self._arr) as w:
             if self._consumer < 0:
                 self._register(w, False)
-            m, wait = self._take_short(w, timeout_ns, r) if self._consumer >= 0 else (_SLOW, None)
+            m, wait = self._take_short(w, timeout_ns, r, r is not None) if self._consumer >= 0 else (_SLOW, None)
             if m is _SLOW:
                 m = self._take(w, timeout_ns, wait)
             elif m is not _TIMED_OUT:
@@ -407,17 +414,16 @@ class Queue(OnSegment):
                 return
             yield m
 
-    def _take_short(self, w: Words, timeout_ns: int | None, r) -> tuple:
+    def _take_short(self, w: Words, timeout_ns: int | None, r, spun: bool) -> tuple:
         """The short way of a receive: the message a _native step took, waiting (in C, then on the futex) while the
         queue is empty; (message, wait), or (_SLOW, wait) to leave the rest to the long way (a busy mutex, a pool
         not attached yet, a drop, the end, the producers' abandonment), which goes on with the same wait.
-        r: what a first step returned, or None."""
+        r: what a first step returned, or None; spun: whether that step spun already."""
         me = _proc.self_ident()
         wait = None
-        spun = False
         while not self._closing:
             if r is None:
-                r = _native.queue_take(self._seg, self._words, self.capacity, me, self._in_queue, self._owners)
+                r = _native.queue_take(self._seg, self._words, self.capacity, me, self._in_queue, self._owners, 0)
             if type(r) is not int:
                 return self._taken(r), wait
             if r < 0 or timeout_ns == 0:

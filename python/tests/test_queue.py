@@ -104,6 +104,57 @@ def test_send_and_receive_in_one_process_move_the_slot_and_keep_the_view():
             q.send(np.zeros(3))
 
 
+def test_a_closed_slot_is_not_sent_even_where_this_process_holds_its_index_again():
+    # the one-call send tests the Slot's own state, not only the owner word, which holds this process again
+    with sa.Pool.create("i4", 1, 2) as pool, sa.Queue.create(2) as q, sa.create(4, "i2") as a:
+        q.send(a, timeout=1)  # registers this process as a producer: slots now take the one-call send
+        s = pool.acquire(timeout=1)
+        s.close()
+        t = pool.acquire(timeout=1)
+        assert t.index == s.index and not t.closed
+        with pytest.raises(ValueError, match="is closed"):
+            q.send(s, timeout=1)
+        assert len(q) == 1 and pool.in_flight() == 0 and not t.closed
+        t.array[...] = 5
+        q.send(t, timeout=1)
+        assert t.closed and pool.in_flight() == 1 and pool.free() == 0
+        assert isinstance(q.receive(timeout=1), sa.ArrayView)
+        r = q.receive(timeout=1)
+        assert r.array.tolist() == [5, 5]
+        r.close()
+        s.close()  # a second close of the old Slot frees nothing
+        assert pool.free() == 1
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.00002, 0.01, 0.2])
+def test_a_close_in_another_thread_ends_a_waiting_receive_at_once(delay):
+    # the receive spins in C with the GIL released (holding the mapping), then sleeps on the futex; a close
+    # meanwhile ends it: None (the creator's close ends the queue) or ValueError, long before its timeout
+    import threading
+    for _ in range(10 if delay < 0.1 else 1):
+        q = sa.Queue.create(1)
+        with pytest.raises(sa.WaitTimeoutError):
+            q.receive(timeout=0)  # registers: the next receive is the one-call step's
+        out = []
+
+        def receive():
+            t0 = time.monotonic()
+            try:
+                out.append(q.receive(timeout=5))
+            except ValueError as e:
+                out.append(e)
+            out.append(time.monotonic() - t0)
+
+        t = threading.Thread(target=receive)
+        t.start()
+        time.sleep(delay)
+        q.close()
+        t.join(10)
+        assert not t.is_alive()
+        assert out[0] is None or "closed" in str(out[0]) or "closing" in str(out[0]), out
+        assert out[1] < delay + 2
+
+
 def test_the_one_call_steps_write_and_take_the_cells_the_long_way_writes_and_takes(monkeypatch):
     # after a process registered, a send of a slot and a receive are one _native call each (PROTOCOL.md 15.4
     # in C); the cell it writes must be the long way's, field for field, and the long way must read it
