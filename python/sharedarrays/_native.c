@@ -153,6 +153,7 @@ static void publish_dead_senders_cell(uintptr_t q, uint64_t cap) {
 }
 
 static PyObject *closed_name; /* "closed", interned once: a step looks it up on two segments */
+static PyObject *closing_name; /* "_closing": a Queue's, set once its close() began */
 
 /* 1 if the object's `closed` attribute is false; 0 if true or unreadable (an error is cleared) */
 static int is_open(PyObject *seg) {
@@ -163,14 +164,58 @@ static int is_open(PyObject *seg) {
     return open;
 }
 
-/* K of PyArg_ParseTuple for the METH_FASTCALL steps: an int, masked to 64 bits */
+/* K of PyArg_ParseTuple for the METH_FASTCALL steps: an int (or what __index__ makes one), masked to 64 bits.
+ * The steps convert every argument before they test or change anything. */
 static int u64_arg(PyObject *o, unsigned long long *v) {
-    if (!PyLong_Check(o)) {
-        PyErr_Format(PyExc_TypeError, "an int is required, not %.100s", Py_TYPE(o)->tp_name);
+    if (PyLong_Check(o)) {
+        *v = PyLong_AsUnsignedLongLongMask(o);
+    } else {
+        PyObject *i = PyNumber_Index(o);
+        if (i == NULL) return 0;
+        *v = PyLong_AsUnsignedLongLongMask(i);
+        Py_DECREF(i);
+    }
+    return !(*v == (unsigned long long)-1 && PyErr_Occurred());
+}
+
+/* 1 if state (a Slot's one-item list) held expected and now holds new (a small int: the dropped one is
+ * one too, so no code runs); 0 if it did not; -1 with an error. With the GIL held and no Python code run,
+ * this is one step for every other thread of the process: every transition of a Slot's state is one. */
+static int state_cas_at(PyObject *state, long expected, long new) {
+    if (!PyList_Check(state) || PyList_GET_SIZE(state) != 1) {
+        PyErr_SetString(PyExc_TypeError, "state must be a list of one int");
+        return -1;
+    }
+    PyObject *s = PyList_GET_ITEM(state, 0);
+    if (!PyLong_CheckExact(s) || PyLong_AsLong(s) != expected) {
+        PyErr_Clear();
         return 0;
     }
-    *v = PyLong_AsUnsignedLongLongMask(o);
-    return !(*v == (unsigned long long)-1 && PyErr_Occurred());
+    PyObject *n = PyLong_FromLong(new);
+    if (n == NULL) return -1;
+    PyList_SetItem(state, 0, n); /* steals n */
+    return 1;
+}
+
+/* Removes held[index] if it is state (a Slot's entry in its pool's held slots): in the same step as the
+ * transition, so that no other thread's Slot of the same index is there yet. 0, or -1 with an error. */
+static int drop_held(PyObject *held, PyObject *index, PyObject *state) {
+    if (!PyDict_Check(held)) {
+        PyErr_SetString(PyExc_TypeError, "held must be a dict");
+        return -1;
+    }
+    PyObject *v = PyDict_GetItemWithError(held, index); /* borrowed */
+    if (v == NULL) return PyErr_Occurred() ? -1 : 0;
+    return v == state ? PyDict_DelItem(held, index) : 0;
+}
+
+/* state_cas(state, expected, new) -> True if the Slot's state went expected -> new */
+static PyObject *state_cas(PyObject *self, PyObject *args) {
+    PyObject *state;
+    long expected, new;
+    if (!PyArg_ParseTuple(args, "Oll", &state, &expected, &new)) return NULL;
+    int r = state_cas_at(state, expected, new);
+    return r < 0 ? NULL : PyBool_FromLong(r);
 }
 
 static int arg_count(const char *name, Py_ssize_t nargs, Py_ssize_t want) {
@@ -179,31 +224,40 @@ static int arg_count(const char *name, Py_ssize_t nargs, Py_ssize_t want) {
     return 0;
 }
 
+/* 1 if the Queue's close() began (its _closing is not False) or it cannot be read (an error is cleared) */
+static int closing(PyObject *queue) {
+    PyObject *c = PyObject_GetAttr(queue, closing_name);
+    if (c == NULL) { PyErr_Clear(); return 1; }
+    int r = c != Py_False;
+    Py_DECREF(c);
+    return r;
+}
+
 /*
- * queue_put(queue_seg, q, capacity, me, body, pool_seg, owner, owner_high, state) -> 0 sent, 1 the slot is not
- * held (its owner word did not hold me, or state[0] was not 0: nothing sent), -1 not now. body: the cell from
- * CELL_KIND on (every field but the position), bytes. owner: the slot's owner word for a pool slot (0 for a
- * view), which moves me -> owner_high|tail. state: the Slot's state list (or None), 0 held; set to 2 once
- * sent. Under the GIL, with no Python code run in between, the test and the set are one step for every
- * other thread of this process (Slot's other transitions take a lock and test the state under it).
- * METH_FASTCALL: a step pays no argument tuple.
+ * queue_put(queue_seg, q, capacity, me, body, pool_seg, owner, owner_high, state, held, index) -> 0 sent, 1 the
+ * slot is not held (its owner word did not hold me, or state[0] was not 0: nothing sent), -1 not now. body:
+ * the cell from CELL_KIND on (every field but the position), bytes. owner: the slot's owner word for a pool
+ * slot (0 for a view), which moves me -> owner_high|tail. state: the Slot's state list, 0 held, set to 2 once
+ * sent, and held[index] its entry in the pool's held slots, dropped then (all three None for a view). The GIL
+ * is held and no Python code runs, so the test, the move and the set are one step for every other thread of
+ * this process. METH_FASTCALL: a step pays no argument tuple.
  */
 static PyObject *queue_put(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     unsigned long long q, cap, me, owner, high;
-    if (!arg_count("queue_put", nargs, 9) || !u64_arg(args[1], &q) || !u64_arg(args[2], &cap) || !u64_arg(args[3], &me)
+    if (!arg_count("queue_put", nargs, 11) || !u64_arg(args[1], &q) || !u64_arg(args[2], &cap) || !u64_arg(args[3], &me)
         || !u64_arg(args[6], &owner) || !u64_arg(args[7], &high)) return NULL;
-    PyObject *qseg = args[0], *body = args[4], *pseg = args[5], *state = args[8];
+    PyObject *qseg = args[0], *body = args[4], *pseg = args[5], *state = args[8], *held = args[9], *index = args[10];
     if (!PyBytes_Check(body)) return PyErr_Format(PyExc_TypeError, "body must be bytes, not %.100s", Py_TYPE(body)->tp_name);
-    if (state != Py_None && (!PyList_Check(state) || PyList_GET_SIZE(state) < 1))
-        return PyErr_Format(PyExc_TypeError, "state must be a list of one int or None");
-    Py_ssize_t len = PyBytes_GET_SIZE(body);
     if (state != Py_None) {
+        if (!PyList_Check(state) || PyList_GET_SIZE(state) != 1 || !PyDict_Check(held))
+            return PyErr_Format(PyExc_TypeError, "state must be a list of one int and held a dict");
         PyObject *s = PyList_GET_ITEM(state, 0);
-        if (!PyLong_Check(s) || PyLong_AsLong(s) != 0) {
+        if (!PyLong_CheckExact(s) || PyLong_AsLong(s) != 0) {
             PyErr_Clear();
             return PyLong_FromLong(1);
         }
     }
+    Py_ssize_t len = PyBytes_GET_SIZE(body);
     if (cap < 1 || len > CELL_SIZE - CELL_KIND || !is_open(qseg) || (owner != 0 && !is_open(pseg)))
         return PyLong_FromLong(NOT_NOW);
     if (!cas64_at(q + Q_MUTEX, 0, me)) return PyLong_FromLong(NOT_NOW);
@@ -224,17 +278,16 @@ static PyObject *queue_put(PyObject *self, PyObject *const *args, Py_ssize_t nar
         }
     }
     unlock(q);
-    if (r == 0 && state != Py_None) {
-        PyObject *sent = PyLong_FromLong(2);
-        if (sent == NULL) return NULL;
-        PyList_SetItem(state, 0, sent); /* steals sent; the 0 it drops is a small int: no code runs */
-    }
+    /* sent: the state and held change whatever they cost, since the message is out (a small int and a dict
+     * entry of an int key: neither allocates nor runs code, so no error is expected here) */
+    if (r == 0 && state != Py_None && (state_cas_at(state, 0, 2) < 0 || drop_held(held, index, state) < 0)) return NULL;
     return PyLong_FromLong(r);
 }
 
 /* The message at the head taken, or the PUT_SEQ seen (an int >= 0) if empty, or NOT_NOW: queue_take's step. */
-static PyObject *take_once(PyObject *qseg, uintptr_t q, uint64_t cap, uint64_t me, uint64_t high, PyObject *pools) {
-    if (cap < 1 || !is_open(qseg) || !cas64_at(q + Q_MUTEX, 0, me)) return PyLong_FromLong(NOT_NOW);
+static PyObject *take_once(PyObject *queue, PyObject *qseg, uintptr_t q, uint64_t cap, uint64_t me, uint64_t high,
+                           PyObject *pools) {
+    if (cap < 1 || !is_open(qseg) || closing(queue) || !cas64_at(q + Q_MUTEX, 0, me)) return PyLong_FromLong(NOT_NOW);
     publish_dead_senders_cell(q, cap);
     uint32_t seen = __atomic_load_n((uint32_t *)(q + Q_PUT_SEQ), SC);
     uint64_t h = ld64(q + Q_HEAD), t = ld64(q + Q_TAIL);
@@ -325,21 +378,22 @@ static int spin(uintptr_t a, uint32_t seen, uint64_t max_ns) {
 static PyObject *mm_name; /* "mm": a segment's mapping, held exported while a step spins without the GIL */
 
 /*
- * queue_take(queue_seg, q, capacity, me, tag_high, pools, spin_ns) -> the message at the head, taken:
+ * queue_take(queue, queue_seg, q, capacity, me, tag_high, pools, spin_ns) -> the message at the head, taken:
  * (1, id, index) for a pool slot claimed for me, (2, position, body) for a view (body: the cell from
  * CELL_KIND on); or the PUT_SEQ seen (an int >= 0) when the queue is empty and not ended; or -1: not now
  * (mutex busy, damaged, ended, a malformed cell, a slot of a pool not in pools or not claimable: the
  * caller's long way decides). pools: {pool id: (segment, owner words address, slots)}. An empty queue is
  * watched for up to spin_ns first (the GIL released, the queue's mapping held by an export of queue_seg.mm,
- * which its close cannot unmap meanwhile), then taken from once more. METH_FASTCALL.
+ * which its close cannot unmap meanwhile), then taken from once more unless the queue's close() began
+ * meanwhile (queue: the Queue, whose _closing is looked at before each take). METH_FASTCALL.
  */
 static PyObject *queue_take(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     unsigned long long q, cap, me, high, spin_ns;
-    if (!arg_count("queue_take", nargs, 7) || !u64_arg(args[1], &q) || !u64_arg(args[2], &cap) || !u64_arg(args[3], &me)
-        || !u64_arg(args[4], &high) || !u64_arg(args[6], &spin_ns)) return NULL;
-    PyObject *qseg = args[0], *pools = args[5];
+    if (!arg_count("queue_take", nargs, 8) || !u64_arg(args[2], &q) || !u64_arg(args[3], &cap) || !u64_arg(args[4], &me)
+        || !u64_arg(args[5], &high) || !u64_arg(args[7], &spin_ns)) return NULL;
+    PyObject *queue = args[0], *qseg = args[1], *pools = args[6];
     if (!PyDict_Check(pools)) return PyErr_Format(PyExc_TypeError, "pools must be a dict");
-    PyObject *out = take_once(qseg, (uintptr_t)q, cap, me, high, pools);
+    PyObject *out = take_once(queue, qseg, (uintptr_t)q, cap, me, high, pools);
     if (out == NULL || spin_ns == 0 || !PyLong_Check(out)) return out;
     long seen = PyLong_AsLong(out); /* -1 (not now) or a u32 */
     if (seen < 0) return out;
@@ -361,7 +415,7 @@ static PyObject *queue_take(PyObject *self, PyObject *const *args, Py_ssize_t na
     Py_DECREF(mm);
     if (!changed) return out;
     Py_DECREF(out);
-    return take_once(qseg, (uintptr_t)q, cap, me, high, pools);
+    return take_once(queue, qseg, (uintptr_t)q, cap, me, high, pools);
 }
 
 /* spin_while(addr, seen, max_ns) -> True once the u32 at addr no longer holds seen, False after max_ns
@@ -398,27 +452,21 @@ static PyObject *pool_take(PyObject *self, PyObject *const *args, Py_ssize_t nar
 }
 
 /*
- * slot_free(pool_seg, owner, me, seq, waiters, state) -> 0: state[0] went 0 -> 2, and the owner word me -> 0
- * (if it still held me) with the pool's futex word bumped; 1: state[0] was not 0, nothing done; -1: the pool
- * is closed, nothing done. The state's test and set are one step for this process's other threads, as in
- * queue_put.
+ * slot_free(pool_seg, owner, me, seq, waiters, state, held, index) -> 0: state[0] went 0 -> 2, held[index] (if
+ * it is state) was dropped and the owner word went me -> 0 (if it still held me) with the pool's futex word
+ * bumped; 1: state[0] was not 0, nothing done; -1: the pool is closed, nothing done. One step for this
+ * process's other threads, as queue_put's.
  */
 static PyObject *slot_free(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     unsigned long long owner, me, seq, waiters;
-    if (!arg_count("slot_free", nargs, 6) || !u64_arg(args[1], &owner) || !u64_arg(args[2], &me)
+    if (!arg_count("slot_free", nargs, 8) || !u64_arg(args[1], &owner) || !u64_arg(args[2], &me)
         || !u64_arg(args[3], &seq) || !u64_arg(args[4], &waiters)) return NULL;
-    PyObject *state = args[5];
-    if (!PyList_Check(state) || PyList_GET_SIZE(state) < 1)
-        return PyErr_Format(PyExc_TypeError, "state must be a list of one int");
-    PyObject *s = PyList_GET_ITEM(state, 0);
-    if (!PyLong_Check(s) || PyLong_AsLong(s) != 0) {
-        PyErr_Clear();
-        return PyLong_FromLong(1);
-    }
+    PyObject *state = args[5], *held = args[6], *index = args[7];
+    if (!PyDict_Check(held)) return PyErr_Format(PyExc_TypeError, "held must be a dict");
     if (!is_open(args[0])) return PyLong_FromLong(-1);
-    PyObject *ended = PyLong_FromLong(2);
-    if (ended == NULL) return NULL;
-    PyList_SetItem(state, 0, ended); /* steals ended; the 0 it drops is a small int: no code runs */
+    int r = state_cas_at(state, 0, 2);
+    if (r <= 0) return r < 0 ? NULL : PyLong_FromLong(1);
+    if (drop_held(held, index, state) < 0) return NULL;
     if (cas64_at(owner, me, 0)) bump(seq, waiters);
     return PyLong_FromLong(0);
 }
@@ -446,13 +494,14 @@ static PyMethodDef methods[] = {
     {"futex_wait", futex_wait, METH_VARARGS, "futex_wait(addr, expected, timeout_ns) -> 0 or errno"},
     {"futex_wake", futex_wake, METH_VARARGS, "futex_wake(addr, n) -> woken"},
     {"queue_put", (PyCFunction)(void (*)(void))queue_put, METH_FASTCALL,
-     "queue_put(queue_seg, q, cap, me, body, pool_seg, owner, owner_high, state) -> 0, 1 or -1"},
+     "queue_put(queue_seg, q, cap, me, body, pool_seg, owner, owner_high, state, held, index) -> 0, 1 or -1"},
     {"queue_take", (PyCFunction)(void (*)(void))queue_take, METH_FASTCALL,
-     "queue_take(queue_seg, q, cap, me, tag_high, pools, spin_ns) -> message, seen or -1"},
+     "queue_take(queue, queue_seg, q, cap, me, tag_high, pools, spin_ns) -> message, seen or -1"},
     {"pool_take", (PyCFunction)(void (*)(void))pool_take, METH_FASTCALL,
      "pool_take(pool_seg, owners, slots, me, start) -> index or -1"},
     {"slot_free", (PyCFunction)(void (*)(void))slot_free, METH_FASTCALL,
-     "slot_free(pool_seg, owner, me, seq, waiters, state) -> 0, 1 or -1"},
+     "slot_free(pool_seg, owner, me, seq, waiters, state, held, index) -> 0, 1 or -1"},
+    {"state_cas", state_cas, METH_VARARGS, "state_cas(state, expected, new) -> bool"},
     {"spin_while", spin_while, METH_VARARGS, "spin_while(addr, seen, max_ns) -> True once changed"},
     {"address", address, METH_VARARGS, "address(buffer) -> int"},
     {NULL, NULL, 0, NULL},
@@ -464,6 +513,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "sharedarrays._native
 PyMODINIT_FUNC PyInit__native(void) {
     closed_name = PyUnicode_InternFromString("closed");
     mm_name = PyUnicode_InternFromString("mm");
-    if (closed_name == NULL || mm_name == NULL) return NULL;
+    closing_name = PyUnicode_InternFromString("_closing");
+    if (closed_name == NULL || mm_name == NULL || closing_name == NULL) return NULL;
     return PyModule_Create(&module);
 }

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import atexit
 import itertools
-import threading
 import time
 import weakref
 
@@ -27,9 +26,6 @@ _TAG_MASK = (1 << 31) - 1
 # how long an acquire waits between two looks at the slots in flight (ArrayPool.STUCK_LOOK_NANOS)
 STUCK_LOOK_NANOS = 250_000_000
 _pools: "weakref.WeakSet[Pool]" = weakref.WeakSet()
-# orders the state changes of all Slots (held -> moving -> ended, or held -> ended); reentrant, as a garbage
-# collection that finalizes a Slot may run in a thread inside this lock
-_transitions = threading.RLock()
 
 
 def in_queue(tag: int, position: int) -> int:
@@ -90,7 +86,8 @@ class Slot:
         if a is None:
             raise ValueError(f"pool {pool.handle} is closed")
         self._array = a[index]
-        self._state = [0]  # 0 held, 1 moving (a send), 2 ended: shared with the finalizer
+        # 0 held, 1 moving (a send), 2 ended; each change is one _native step (state_cas, slot_free, queue_put)
+        self._state = [0]
         self._me = _proc.self_ident()
         pool._held[index] = self._state
 
@@ -129,14 +126,7 @@ class Slot:
             # given back or sent: no state follows 2, so this needs no lock (a received Slot is dropped on every
             # receive of a loop, and the lock was half of what that drop cost)
             return
-        pool = self.pool
-        if self._me == _proc.self_ident():
-            # one _native step, which ends the state itself; the long way below when it is not held or the pool closed
-            seg, owners, seq, waiters = pool._steps
-            if _native.slot_free(seg, owners + 8 * self.index, self._me, seq, waiters, self._state) == 0:
-                pool._held.pop(self.index, None)
-                return
-        Pool._release_state(pool._arr, pool._held, self.index, self._state, self._me)
+        self.pool._release_state(self.index, self._state, self._me)
 
     def __del__(self) -> None:
         # a Slot the garbage collector frees is given back (__del__, not weakref.finalize: a slot is made on
@@ -148,21 +138,18 @@ class Slot:
 
     def _move_to(self, owner: int) -> bool:
         """Gives the slot to an in-flight owner word (a send); False if this process no longer holds it."""
-        with _transitions:
-            if self._state[0] != 0:
-                return False
-            self._state[0] = 1  # a close() meanwhile leaves the slot to this move, as SlotLease does
+        me = _proc.self_ident()
+        if not _native.state_cas(self._state, 0, 1):  # a close() meanwhile leaves the slot to this move, as SlotLease does
+            return False
         ok = False
         try:
             with control_words(self.pool._arr) as c:
-                ok = move(c, self.index, _proc.self_ident(), owner)
+                ok = move(c, self.index, me, owner)
         finally:
-            with _transitions:
-                self._state[0] = 2 if ok else 0
-        if not ok:
-            return False
-        self.pool._held.pop(self.index, None)
-        return True
+            self._state[0] = 2 if ok else 0  # only the mover changes a state of 1
+        if ok and self.pool._held.get(self.index) is self._state:
+            del self.pool._held[self.index]  # before the message is out (the caller publishes it): no new Slot yet
+        return ok
 
     def __reduce__(self):
         raise TypeError(f"a pool Slot cannot be pickled: it is this process's hold on slot {self.index}; send it on a "
@@ -189,7 +176,7 @@ class Pool(OnSegment):
 
     def __init__(self, arr: SharedArray, slots: int) -> None:
         self._arr = arr
-        self.slots = slots
+        self.slots = int(slots)
         self._held: dict[int, list] = {}
         self._cell_bodies: dict[int, tuple] = {}  # slot index: (sender, cell body, segment, owner word), see _queue
         self._next = itertools.count()
@@ -309,20 +296,15 @@ class Pool(OnSegment):
         with control_words(self._arr) as c:
             return move(c, i, frm, to)
 
-    @staticmethod
-    def _release_state(arr: SharedArray, held: dict, index: int, state: list, me: int) -> None:
+    def _release_state(self, index: int, state: list, me: int) -> None:
         # the finalizer of a Slot (close() or garbage collection): at most once, and only in the process that
-        # holds it (a fork()ed child's copy of a Slot must not free its parent's slot)
-        with _transitions:
-            if state[0] != 0 or _proc.self_ident() != me:
-                return
-            state[0] = 2
-        held.pop(index, None)
-        try:
-            with control_words(arr) as c:
-                move(c, index, me, 0)
-        except ValueError:
-            pass  # the pool was closed: its close gave the slot back
+        # holds it (a fork()ed child's copy of a Slot must not free its parent's slot); one _native step
+        if _proc.self_ident() != me:
+            return
+        seg, owners, seq, waiters = self._steps
+        if _native.slot_free(seg, owners + 8 * index, me, seq, waiters, state, self._held, index) < 0 \
+                and _native.state_cas(state, 0, 2) and self._held.get(index) is state:
+            del self._held[index]  # the pool was closed (no Slot is made on it now): its close gave the slot back
 
     def close(self) -> None:
         """Gives back the slots this instance holds and detaches. Idempotent."""
@@ -330,12 +312,13 @@ class Pool(OnSegment):
             return
         me = _proc.self_ident()
         for index, state in list(self._held.items()):
-            Pool._release_state(self._arr, self._held, index, state, me)
+            self._release_state(index, state, me)
         self._arr.close()
 
     def destroy(self) -> None:
+        me = _proc.self_ident()
         for index, state in list(self._held.items()):
-            Pool._release_state(self._arr, self._held, index, state, _proc.self_ident())
+            self._release_state(index, state, me)
         self._arr.destroy()
 
     def __repr__(self) -> str:

@@ -250,6 +250,8 @@ class Queue(OnSegment):
         Waits at most timeout seconds (None: no limit) for room; WaitTimeoutError if none came (or another
         process held the queue's mutex until then), nothing sent. RuntimeError once the queue has ended.
         """
+        if timeout is not None and not timeout >= 0:
+            ns(timeout)  # raises as every wait does; a valid timeout costs the short way one comparison
         if type(x) is Slot and self._producer >= 0 and self._send_slot(x):
             return
         if not self._send_long(x, ns(timeout)):
@@ -354,12 +356,10 @@ class Queue(OnSegment):
                                    _c_strides(slot.shape), pool.handle.encode("utf-8"), me),
                     seg, seg.words.base + D.POOL_OWNERS_OFFSET + 8 * slot.index)
             pool._cell_bodies[slot.index] = body
-        # queue_put tests and ends the slot's state itself (held -> sent), in one step under the GIL: no lock
-        if _native.queue_put(self._seg, self._words, self.capacity, me, body[1], body[2], body[3], self._in_queue,
-                             slot._state) != 0:
-            return False
-        pool._held.pop(slot.index, None)
-        return True
+        # queue_put tests and ends the slot's state itself (held -> sent) and drops it from the pool's held slots,
+        # in one step for this process's other threads (the GIL held throughout)
+        return _native.queue_put(self._seg, self._words, self.capacity, me, body[1], body[2], body[3], self._in_queue,
+                                 slot._state, pool._held, slot.index) == 0
 
     def _cell(self, p: int) -> int:
         return Q.CELLS_OFFSET + Q.CELL_SIZE * (p % self.capacity)
@@ -390,8 +390,8 @@ class Queue(OnSegment):
         if self._consumer >= 0 and not self._closing:
             # one _native step: a message waiting, or one that comes while it spins (the usual wait); the mapping
             # is not entered (the GIL keeps it, or, while it spins, an export of the mapping does)
-            r = _native.queue_take(self._seg, self._words, self.capacity, _proc.self_ident(), self._in_queue, self._owners,
-                                   spin)
+            r = _native.queue_take(self, self._seg, self._words, self.capacity, _proc.self_ident(), self._in_queue,
+                                   self._owners, spin)
             if type(r) is not int:
                 return Slot(self._pools[r[1]], r[2]) if r[0] == POOL_SLOT else self._taken(r)
         self._check_open()
@@ -423,7 +423,7 @@ class Queue(OnSegment):
         wait = None
         while not self._closing:
             if r is None:
-                r = _native.queue_take(self._seg, self._words, self.capacity, me, self._in_queue, self._owners, 0)
+                r = _native.queue_take(self, self._seg, self._words, self.capacity, me, self._in_queue, self._owners, 0)
             if type(r) is not int:
                 return self._taken(r), wait
             if r < 0 or timeout_ns == 0:
