@@ -209,6 +209,29 @@ static int drop_held(PyObject *held, PyObject *index, PyObject *state) {
     return v == state ? PyDict_DelItem(held, index) : 0;
 }
 
+/* A new Slot state: [0], held. New reference, or NULL with an error. */
+static PyObject *held_state(void) {
+    PyObject *state = PyList_New(1);
+    if (state != NULL) PyList_SET_ITEM(state, 0, PyLong_FromLong(0)); /* a small int: cannot fail */
+    return state;
+}
+
+/* (1, id, index, a new held state): what queue_take returns for a pool slot. New reference, or NULL with an error. */
+static PyObject *claimed(unsigned long long id, unsigned long long index) {
+    PyObject *out = PyTuple_New(4);
+    if (out == NULL) return NULL;
+    PyObject *items[4] = {PyLong_FromLong(1), PyLong_FromUnsignedLongLong(id), PyLong_FromUnsignedLongLong(index), held_state()};
+    for (int i = 0; i < 4; i++) {
+        if (items[i] == NULL) {
+            for (int j = 0; j < 4; j++) Py_XDECREF(items[j]);
+            Py_DECREF(out);
+            return NULL;
+        }
+    }
+    for (int i = 0; i < 4; i++) PyTuple_SET_ITEM(out, i, items[i]);
+    return out;
+}
+
 /* state_cas(state, expected, new) -> True if the Slot's state went expected -> new */
 static PyObject *state_cas(PyObject *self, PyObject *args) {
     PyObject *state;
@@ -249,8 +272,8 @@ static PyObject *queue_put(PyObject *self, PyObject *const *args, Py_ssize_t nar
     PyObject *qseg = args[0], *body = args[4], *pseg = args[5], *state = args[8], *held = args[9], *index = args[10];
     if (!PyBytes_Check(body)) return PyErr_Format(PyExc_TypeError, "body must be bytes, not %.100s", Py_TYPE(body)->tp_name);
     if (state != Py_None) {
-        if (!PyList_Check(state) || PyList_GET_SIZE(state) != 1 || !PyDict_Check(held))
-            return PyErr_Format(PyExc_TypeError, "state must be a list of one int and held a dict");
+        if (!PyList_Check(state) || PyList_GET_SIZE(state) != 1 || !PyDict_Check(held) || !PyLong_CheckExact(index))
+            return PyErr_Format(PyExc_TypeError, "state must be a list of one int, held a dict and index an int");
         PyObject *s = PyList_GET_ITEM(state, 0);
         if (!PyLong_CheckExact(s) || PyLong_AsLong(s) != 0) {
             PyErr_Clear();
@@ -278,9 +301,10 @@ static PyObject *queue_put(PyObject *self, PyObject *const *args, Py_ssize_t nar
         }
     }
     unlock(q);
-    /* sent: the state and held change whatever they cost, since the message is out (a small int and a dict
-     * entry of an int key: neither allocates nor runs code, so no error is expected here) */
-    if (r == 0 && state != Py_None && (state_cas_at(state, 0, 2) < 0 || drop_held(held, index, state) < 0)) return NULL;
+    /* sent: the state and held change (a small int, a dict entry of an int key: no allocation, no code); the
+     * message is out, so an error here could not be the caller's to handle, and is only reported */
+    if (r == 0 && state != Py_None && (state_cas_at(state, 0, 2) < 0 || drop_held(held, index, state) < 0))
+        PyErr_WriteUnraisable(NULL);
     return PyLong_FromLong(r);
 }
 
@@ -310,14 +334,22 @@ static PyObject *take_once(PyObject *queue, PyObject *qseg, uintptr_t q, uint64_
         PyObject *p = PyDict_GetItemWithError(pools, key); /* borrowed */
         Py_DECREF(key);
         if (p == NULL) { if (PyErr_Occurred()) goto fail; goto not_now; }
-        PyObject *pseg;
+        PyObject *pseg, *held;
         unsigned long long owners, slots;
-        if (!PyArg_ParseTuple(p, "OKK", &pseg, &owners, &slots)) goto fail;
+        if (!PyArg_ParseTuple(p, "OKKO!", &pseg, &owners, &slots, &PyDict_Type, &held)) goto fail;
         if (index >= slots || !is_open(pseg)) goto not_now;
-        if (!cas64_at(owners + 8 * index, high | (h & 0xFFFFFFFFULL), me)) goto not_now;
-        out = Py_BuildValue("iKK", 1, id, index);
-        if (out == NULL) { /* no memory: give the slot back to the queue, as if never claimed */
-            cas64_at(owners + 8 * index, me, high | (h & 0xFFFFFFFFULL));
+        /* (1, id, index, state), made before the claim, so that nothing can fail after it but the held entry */
+        out = claimed(id, index);
+        if (out == NULL) goto fail;
+        if (!cas64_at(owners + 8 * index, high | (h & 0xFFFFFFFFULL), me)) {
+            Py_CLEAR(out);
+            goto not_now;
+        }
+        /* the new state entered as held[index] in this step: a close of the pool in another thread then finds
+         * it among the held slots and gives it back */
+        if (PyDict_SetItem(held, PyTuple_GET_ITEM(out, 2), PyTuple_GET_ITEM(out, 3)) < 0) {
+            cas64_at(owners + 8 * index, me, high | (h & 0xFFFFFFFFULL)); /* back to the queue, as if never claimed */
+            Py_CLEAR(out);
             goto done;
         }
     } else if (kind == 2) {
@@ -379,10 +411,11 @@ static PyObject *mm_name; /* "mm": a segment's mapping, held exported while a st
 
 /*
  * queue_take(queue, queue_seg, q, capacity, me, tag_high, pools, spin_ns) -> the message at the head, taken:
- * (1, id, index) for a pool slot claimed for me, (2, position, body) for a view (body: the cell from
- * CELL_KIND on); or the PUT_SEQ seen (an int >= 0) when the queue is empty and not ended; or -1: not now
- * (mutex busy, damaged, ended, a malformed cell, a slot of a pool not in pools or not claimable: the
- * caller's long way decides). pools: {pool id: (segment, owner words address, slots)}. An empty queue is
+ * (1, id, index, state) for a pool slot claimed for me (state: the new Slot's, entered in the pool's held
+ * slots), (2, position, body) for a view (body: the cell from CELL_KIND on); or the PUT_SEQ seen (an int >= 0)
+ * when the queue is empty and not ended; or -1: not now (mutex busy, damaged, ended, a malformed cell, a slot
+ * of a pool not in pools or not claimable: the caller's long way decides). pools: {pool id: (segment, owner
+ * words address, slots, the pool's held slots)}. An empty queue is
  * watched for up to spin_ns first (the GIL released, the queue's mapping held by an export of queue_seg.mm,
  * which its close cannot unmap meanwhile), then taken from once more unless the queue's close() began
  * meanwhile (queue: the Queue, whose _closing is looked at before each take). METH_FASTCALL.
@@ -436,17 +469,32 @@ static PyObject *spin_while(PyObject *self, PyObject *args) {
  * is held throughout, as in the queue's steps. */
 
 /*
- * pool_take(pool_seg, owners, slots, me, start) -> the index of a slot whose owner word (at owners + 8 *
- * index) moved 0 -> me, looking from start on, round; -1 if none was free or the pool is closed.
+ * pool_take(pool_seg, owners, slots, me, start, held) -> (index, state) for a slot whose owner word (at owners +
+ * 8 * index) moved 0 -> me, looking from start on, round, with its new Slot's state entered as held[index] in
+ * the same step (as queue_take's); -1 if none was free or the pool is closed.
  */
 static PyObject *pool_take(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     unsigned long long owners, slots, me, start;
-    if (!arg_count("pool_take", nargs, 5) || !u64_arg(args[1], &owners) || !u64_arg(args[2], &slots)
+    if (!arg_count("pool_take", nargs, 6) || !u64_arg(args[1], &owners) || !u64_arg(args[2], &slots)
         || !u64_arg(args[3], &me) || !u64_arg(args[4], &start)) return NULL;
+    PyObject *held = args[5];
+    if (!PyDict_Check(held)) return PyErr_Format(PyExc_TypeError, "held must be a dict");
     if (slots < 1 || !is_open(args[0])) return PyLong_FromLong(-1);
     for (unsigned long long k = 0; k < slots; k++) {
         unsigned long long i = (start + k) % slots;
-        if (ld64(owners + 8 * i) == 0 && cas64_at(owners + 8 * i, 0, me)) return PyLong_FromUnsignedLongLong(i);
+        if (ld64(owners + 8 * i) != 0) continue;
+        PyObject *out = Py_BuildValue("KN", i, held_state()); /* N: a NULL state fails the call, nothing claimed */
+        if (out == NULL) return NULL;
+        if (!cas64_at(owners + 8 * i, 0, me)) {
+            Py_DECREF(out);
+            continue;
+        }
+        if (PyDict_SetItem(held, PyTuple_GET_ITEM(out, 0), PyTuple_GET_ITEM(out, 1)) < 0) {
+            cas64_at(owners + 8 * i, me, 0); /* free again, unannounced: a waiter finds it at its next look */
+            Py_DECREF(out);
+            return NULL;
+        }
+        return out;
     }
     return PyLong_FromLong(-1);
 }
@@ -498,7 +546,7 @@ static PyMethodDef methods[] = {
     {"queue_take", (PyCFunction)(void (*)(void))queue_take, METH_FASTCALL,
      "queue_take(queue, queue_seg, q, cap, me, tag_high, pools, spin_ns) -> message, seen or -1"},
     {"pool_take", (PyCFunction)(void (*)(void))pool_take, METH_FASTCALL,
-     "pool_take(pool_seg, owners, slots, me, start) -> index or -1"},
+     "pool_take(pool_seg, owners, slots, me, start, held) -> (index, state) or -1"},
     {"slot_free", (PyCFunction)(void (*)(void))slot_free, METH_FASTCALL,
      "slot_free(pool_seg, owner, me, seq, waiters, state, held, index) -> 0, 1 or -1"},
     {"state_cas", state_cas, METH_VARARGS, "state_cas(state, expected, new) -> bool"},

@@ -79,17 +79,18 @@ class Slot:
     # slots, not a dict: a Slot is made on every receive, and the dict was a third of its making
     __slots__ = ("pool", "index", "_array", "_state", "_me", "__weakref__")
 
-    def __init__(self, pool: "Pool", index: int) -> None:
+    def __init__(self, pool: "Pool", index: int, state: list) -> None:
+        # state: [0], already pool._held[index] (entered in the step that made the slot this process's, so
+        # that a close of the pool meanwhile gives it back); then 1 moving (a send), 2 ended; each change is
+        # one _native step (state_cas, slot_free, queue_put)
         self.pool = pool
         self.index = index
+        self._state = state
+        self._me = _proc.self_ident()
         a = pool._arr._array  # not .array's call: None once closed
         if a is None:
             raise ValueError(f"pool {pool.handle} is closed")
         self._array = a[index]
-        # 0 held, 1 moving (a send), 2 ended; each change is one _native step (state_cas, slot_free, queue_put)
-        self._state = [0]
-        self._me = _proc.self_ident()
-        pool._held[index] = self._state
 
     @property
     def array(self) -> np.ndarray:
@@ -249,21 +250,21 @@ class Pool(OnSegment):
 
     def try_acquire(self) -> Slot | None:
         """A free slot now, or None."""
-        i = _native.pool_take(self._steps[0], self._steps[1], self.slots, _proc.self_ident(), next(self._next))
-        if i >= 0:
-            return Slot(self, i)
+        r = _native.pool_take(self._steps[0], self._steps[1], self.slots, _proc.self_ident(), next(self._next), self._held)
+        if r != -1:
+            return Slot(self, r[0], r[1])
         with control_words(self._arr) as c:
             i = try_acquire(c, self.slots, _proc.self_ident(), next(self._next))
-        return None if i < 0 else Slot(self, i)
+        return None if i < 0 else self._adopt(i)
 
     def acquire(self, timeout: float | None = None) -> Slot:
         """A free slot, waiting at most timeout seconds (None: no limit); WaitTimeoutError if none came free."""
         timeout_ns = ns(timeout)
         me = _proc.self_ident()
         # a free slot now: one _native step, no clock read (the long way below looks again before it waits)
-        i = _native.pool_take(self._steps[0], self._steps[1], self.slots, me, next(self._next))
-        if i >= 0:
-            return Slot(self, i)
+        r = _native.pool_take(self._steps[0], self._steps[1], self.slots, me, next(self._next), self._held)
+        if r != -1:
+            return Slot(self, r[0], r[1])
         with control_words(self._arr) as c:
             wait = Wait(timeout_ns)
             look = time.monotonic_ns() + STUCK_LOOK_NANOS
@@ -287,18 +288,22 @@ class Pool(OnSegment):
                     raise WaitTimeoutError(f"no slot of pool {self.handle} came free within {timeout} s (all {self.slots}"
                                            f" are held: {queued} in queues, the rest by live processes)")
                 wait.pause(c, D.POOL_SEQ_OFFSET, D.POOL_WAITERS_OFFSET, seen)
-        return Slot(self, i)
+        return self._adopt(i)
 
-    def _adopt(self, i: int) -> Slot:
-        return Slot(self, i)
+    def _adopt(self, i: int, state: list | None = None) -> Slot:
+        """The Slot of slot i, which this process's owner word now holds; state: its entry in _held if made already."""
+        if state is None:
+            state = self._held[i] = [0]
+        return Slot(self, i, state)
 
     def _move(self, i: int, frm: int, to: int) -> bool:
         with control_words(self._arr) as c:
             return move(c, i, frm, to)
 
     def _release_state(self, index: int, state: list, me: int) -> None:
-        # the finalizer of a Slot (close() or garbage collection): at most once, and only in the process that
-        # holds it (a fork()ed child's copy of a Slot must not free its parent's slot); one _native step
+        # the finalizer of a Slot (close() or garbage collection): at most once, in one _native step. In a
+        # fork()ed child, a copy of the parent's Slot stops at the ident test; the child's own Pool.close passes
+        # its own ident, and there slot_free's CAS on the owner word (which holds the parent's) frees nothing
         if _proc.self_ident() != me:
             return
         seg, owners, seq, waiters = self._steps

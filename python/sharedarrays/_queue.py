@@ -171,7 +171,7 @@ class Queue(OnSegment):
         self._words = arr._seg.base + D.DATA_OFFSET
         self._in_queue = in_queue(self.tag, 0)  # the owner word of a slot in flight here, but its position
         self._pools: dict[int, Pool] = {}
-        self._owners: dict[int, tuple] = {}  # pool id: (its segment, its owner words' address, slots), for _native
+        self._owners: dict[int, tuple] = {}  # pool id: (segment, owner words address, slots, held), for _native
         self._arrays: dict[int, SharedArray] = {}
         self._producer = -1
         self._consumer = -1
@@ -326,7 +326,12 @@ class Queue(OnSegment):
                         c = self._cell(tail)
                         self._write(mm, c, kind, aid, index, code, shape, strides, hb)
                         w.store64(c + Q.CELL_POSITION, tail)
-                        if slot is not None and not slot._move_to(in_queue(self.tag, tail)):
+                        try:
+                            moved = slot is None or slot._move_to(in_queue(self.tag, tail))
+                        except BaseException:
+                            w.store64(c + Q.CELL_POSITION, MASK64)  # no cell a dead sender's repair would publish
+                            raise
+                        if not moved:
                             w.store64(c + Q.CELL_POSITION, MASK64)
                             raise RuntimeError(f"pool slot {slot.index} is not held by this process any more; it was closed"
                                                " or sent already")
@@ -393,7 +398,7 @@ class Queue(OnSegment):
             r = _native.queue_take(self, self._seg, self._words, self.capacity, _proc.self_ident(), self._in_queue,
                                    self._owners, spin)
             if type(r) is not int:
-                return Slot(self._pools[r[1]], r[2]) if r[0] == POOL_SLOT else self._taken(r)
+                return Slot(self._pools[r[1]], r[2], r[3]) if r[0] == POOL_SLOT else self._taken(r)
         self._check_open()
         with data_words(self._arr) as w:
             if self._consumer < 0:
@@ -448,7 +453,7 @@ class Queue(OnSegment):
     def _taken(self, r: tuple):
         """The Slot or ArrayView of what _native.queue_take returned."""
         if r[0] == POOL_SLOT:
-            return self._pools[r[1]]._adopt(r[2])
+            return self._pools[r[1]]._adopt(r[2], r[3])
         m = _parse(r[2], r[1])
         if m is None:
             raise InvalidSegmentError(f"queue {self.handle}: a malformed message at {r[1]}")  # _native checked it
@@ -511,7 +516,7 @@ class Queue(OnSegment):
                 pool.close()
                 raise InvalidSegmentError(f"message names pool {m.handle} of id {m.id:016x}, which has id {pool.id:016x}")
             self._pools[m.id] = pool
-            self._owners[m.id] = (pool._arr._seg, pool._arr._seg.words.base + D.POOL_OWNERS_OFFSET, pool.slots)
+            self._owners[m.id] = (pool._arr._seg, pool._arr._seg.words.base + D.POOL_OWNERS_OFFSET, pool.slots, pool._held)
         if not 0 <= m.index < pool.slots:
             raise InvalidSegmentError(f"message names slot {m.index} of pool {m.handle}, which has {pool.slots}")
         return pool

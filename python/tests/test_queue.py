@@ -381,7 +381,9 @@ def test_threads_of_one_process_share_a_queue_and_a_pool():
 
 def test_threads_that_acquire_send_receive_and_close_one_pools_slots_never_hold_one_slot_twice():
     # every change of a Slot's state is one step for the other threads: no slot is held by two Slots at once,
-    # the pool's held slots are the ones held, and a close of the pool gives back exactly those
+    # the pool's held slots are the ones held, and a close of the pool gives back exactly those; the threads
+    # switch every microsecond, not every 5 ms, so that they meet inside each other's steps
+    import sys
     import threading
 
     holders: dict[int, int] = {}
@@ -398,24 +400,40 @@ def test_threads_that_acquire_send_receive_and_close_one_pools_slots_never_hold_
         with guard:
             holders.pop(s.index, None)
 
-    with sa.Pool.create("i8", 3, 2) as pool, sa.Queue.create(2) as q:
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        _threads_hold_no_slot_twice(mine, gone, errors)
+    finally:
+        sys.setswitchinterval(switch)
+
+
+def _threads_hold_no_slot_twice(mine, gone, errors):
+    import threading
+
+    with sa.Pool.create("i8", np.int64(3), 2) as pool, sa.Queue.create(2) as q:  # a numpy slot count, as _shape takes
         def work(w):
-            for k in range(300):
-                s = pool.acquire(timeout=10)
-                mine(s, w)
-                s.array[...] = k
-                if k % 3 == 0:
+            try:
+                for k in range(300):
+                    s = pool.acquire(timeout=10)
+                    mine(s, w)
+                    s.array[...] = k
                     gone(s)  # before the send: the receiver may hold it at once
-                    q.send(s, timeout=10)
-                else:
-                    gone(s)
-                    s.close()
+                    if k % 3 == 0:
+                        q.send(s, timeout=10)
+                    else:
+                        s.close()
+            except Exception as e:  # noqa: BLE001: reported below, by thread
+                errors.append(f"worker {w}: {e!r}")
 
         def receive():
-            for m in q:
-                mine(m, "receiver")
-                gone(m)
-                m.close()
+            try:
+                for m in q:
+                    mine(m, "receiver")
+                    gone(m)
+                    m.close()
+            except Exception as e:  # noqa: BLE001
+                errors.append(f"receiver: {e!r}")
 
         threads = [threading.Thread(target=work, args=(w,)) for w in range(4)] + [threading.Thread(target=receive)]
         for t in threads:
