@@ -31,7 +31,7 @@ final class MsdRadixSort {
      * the or of every key's xor with the first (nonzero).
      */
     static void sort(long[] a, int from, int n, long[] scratch, long differ) {
-        node(a, scratch, from, n, 64 - Long.numberOfLeadingZeros(differ), true, new int[LEAF], new int[LEAF]);
+        node(a, scratch, from, n, 64 - Long.numberOfLeadingZeros(differ), true, true, new int[LEAF], new int[LEAF]);
     }
 
     /**
@@ -81,7 +81,7 @@ final class MsdRadixSort {
                     continue;
                 }
                 if (c > 1) {
-                    node(scratch, a, start, c, shift, false, leafCount, leafNext);
+                    node(scratch, a, start, c, shift, false, false, leafCount, leafNext);
                 } else if (c == 1) {
                     a[start] = scratch[start];
                 }
@@ -92,10 +92,11 @@ final class MsdRadixSort {
 
     /**
      * Sorts the keys in src[from, from + n), which are equal in every bit from {@code top} up, into
-     * a: src if srcIsA, else dst (the other array is scratch). leafCount and leafNext are the
-     * leaves' tables, reused.
+     * a: src if srcIsA, else dst (the other array is scratch); exact: some keys differ in bit top - 1
+     * (the caller knows), so the count need not look. leafCount and leafNext are the leaves' tables, reused.
      */
-    private static void node(long[] src, long[] dst, int from, int n, int top, boolean srcIsA, int[] leafCount, int[] leafNext) {
+    private static void node(long[] src, long[] dst, int from, int n, int top, boolean exact, boolean srcIsA, int[] leafCount,
+            int[] leafNext) {
         if (n <= LEAF) {
             leaf(src, dst, from, n, top, srcIsA, leafCount, leafNext);
             return;
@@ -104,21 +105,27 @@ final class MsdRadixSort {
         int shift = top - bits;
         int mask = (1 << bits) - 1;
         int[] count = new int[mask + 1];
-        long first = src[from];
-        long differ = 0;
-        for (int i = from; i < from + n; i++) {
-            long v = src[i];
-            differ |= v ^ first;
-            count[(int) (v >>> shift) & mask]++;
-        }
-        int vary = 64 - Long.numberOfLeadingZeros(differ);
-        if (vary == 0) { // one value
-            intoA(src, dst, from, n, srcIsA);
-            return;
-        }
-        if (vary < top) { // the digit's top bits are one value here: split below them instead
-            node(src, dst, from, n, vary, srcIsA, leafCount, leafNext);
-            return;
+        if (exact) {
+            for (int i = from; i < from + n; i++) { // without the differ below: half the loop's time on 16M keys
+                count[(int) (src[i] >>> shift) & mask]++;
+            }
+        } else {
+            long first = src[from];
+            long differ = 0;
+            for (int i = from; i < from + n; i++) {
+                long v = src[i];
+                differ |= v ^ first;
+                count[(int) (v >>> shift) & mask]++;
+            }
+            int vary = 64 - Long.numberOfLeadingZeros(differ);
+            if (vary == 0) { // one value
+                intoA(src, dst, from, n, srcIsA);
+                return;
+            }
+            if (vary < top) { // the digit's top bits are one value here: split below them instead
+                node(src, dst, from, n, vary, true, srcIsA, leafCount, leafNext);
+                return;
+            }
         }
         int[] next = new int[mask + 1];
         for (int b = 0, at = from; b <= mask; at += count[b++]) {
@@ -128,7 +135,7 @@ final class MsdRadixSort {
         for (int b = 0, at = from; b <= mask; at += count[b++]) {
             int c = count[b];
             if (c > 1) {
-                node(dst, src, at, c, shift, !srcIsA, leafCount, leafNext);
+                node(dst, src, at, c, shift, false, !srcIsA, leafCount, leafNext);
             } else if (c == 1 && srcIsA) {
                 src[at] = dst[at];
             }

@@ -106,29 +106,51 @@ final class RadixSort {
     static void sortWide(Kind kind, MemorySegment s, long first, int n, long[] keys, long[] scratch, int parts) {
         int p = Math.max(1, Math.min(parts, n / MIN_LENGTH));
         boolean[] nan = new boolean[p];
-        Parallel.each(p, part -> nan[part] = toKeys(kind, s, first, keys, slice(n, p, part), slice(n, p, part + 1)));
+        long[] differs = new long[p]; // the bits in which each part's keys differ from element 0's key
+        long key0 = toKey(kind, s.getAtIndex(JAVA_LONG_UNALIGNED, first));
+        Parallel.each(p, part -> nan[part] = toKeys(kind, s, first, keys, slice(n, p, part), slice(n, p, part + 1), key0, differs, part));
         int m = n;
-        for (boolean b : nan) {
-            if (b) {
+        long differ = 0;
+        for (int part = 0; part < p; part++) {
+            differ |= differs[part];
+            if (nan[part]) {
                 m = nansLast(s, first, n, keys);
+                differ = -1; // to be found again, over the keys that are not NaNs
                 break;
             }
         }
         int sortedCount = m;
-        long[] sorted = sortKeys(keys, 0, m, scratch, parts);
+        long[] sorted = sortKeys(keys, 0, m, scratch, parts, differ);
         Parallel.each(p, part -> fromKeys(kind, sorted, s, first, slice(sortedCount, p, part), slice(sortedCount, p, part + 1)));
     }
 
     /** How {@link #sortWide}'s elements order. */
     enum Kind { F64, SIGNED, UNSIGNED }
 
-    /** keys[from, to) from elements [first + from, first + to) of s; true if one was a NaN (its key is not one to sort). */
-    private static boolean toKeys(Kind kind, MemorySegment s, long first, long[] keys, int from, int to) {
+    /** The key of one element's bits, as {@link #toKeysBlock} makes it. */
+    private static long toKey(Kind kind, long bits) {
+        return switch (kind) {
+            case F64 -> bits ^ ((bits >> 63) | Long.MIN_VALUE);
+            case SIGNED -> bits ^ Long.MIN_VALUE;
+            case UNSIGNED -> bits;
+        };
+    }
+
+    /**
+     * keys[from, to) from elements [first + from, first + to) of s; true if one was a NaN (its key is not one to
+     * sort). differs[part] gets the bits in which these keys differ from key0: the pass that makes the keys finds
+     * them, not one more pass over the lane.
+     */
+    private static boolean toKeys(Kind kind, MemorySegment s, long first, long[] keys, int from, int to, long key0, long[] differs,
+            int part) {
         boolean nans = false;
+        long differ = 0;
         for (int at = from, end; at < to; at = end) {
             end = to - at > Blocks.SIZE ? at + Blocks.SIZE : to; // no at + SIZE past Integer.MAX_VALUE
             nans |= toKeysBlock(kind, s, first, keys, at, end);
+            differ |= differ(keys, at, end, key0); // the block, still in the cache
         }
+        differs[part] = differ;
         return nans;
     }
 
@@ -211,17 +233,25 @@ final class RadixSort {
      * same range of keys as its scratch. A merge of runs instead took a single-threaded pass over the lane.
      */
     private static long[] sortKeys(long[] keys, int from, int n, long[] scratch, int parts) {
+        return sortKeys(keys, from, n, scratch, parts, -1);
+    }
+
+    /** As {@link #sortKeys(long[], int, int, long[], int)}, given the bits in which the keys differ from the first (-1: not known). */
+    private static long[] sortKeys(long[] keys, int from, int n, long[] scratch, int parts, long known) {
         int p = Math.min(parts, n / MIN_LENGTH);
         if (p < 2) {
-            sortUnsigned(keys, from, n, scratch);
+            sortUnsigned(keys, from, n, scratch, known);
             return keys;
         }
-        long first = keys[from];
-        long[] differs = new long[p];
-        Parallel.each(p, part -> differs[part] = differ(keys, from + slice(n, p, part), from + slice(n, p, part + 1), first));
-        long differ = 0;
-        for (long d : differs) {
-            differ |= d;
+        long differ = known;
+        if (differ == -1) {
+            long first = keys[from];
+            long[] differs = new long[p];
+            Parallel.each(p, part -> differs[part] = differ(keys, from + slice(n, p, part), from + slice(n, p, part + 1), first));
+            differ = 0;
+            for (long d : differs) {
+                differ |= d;
+            }
         }
         if (differ == 0) {
             return keys;
@@ -235,7 +265,7 @@ final class RadixSort {
         long[][] starts = SampleSplit.starts(counts, from);
         Parallel.each(p, part -> scatter(keys, from + slice(n, p, part), from + slice(n, p, part + 1), splitters, scratch, starts[part]));
         long[] bucketStart = starts[p];
-        Parallel.each(p, b -> sortUnsigned(scratch, (int) bucketStart[b], (int) (bucketStart[b + 1] - bucketStart[b]), keys));
+        Parallel.each(p, b -> sortUnsigned(scratch, (int) bucketStart[b], (int) (bucketStart[b + 1] - bucketStart[b]), keys, -1));
         return scratch;
     }
 
@@ -273,13 +303,14 @@ final class RadixSort {
 
     /**
      * Sorts a[from, from + n) as unsigned longs through scratch[from, from + n): by byte passes where
-     * the keys differ in few bytes, else by {@link MsdRadixSort}.
+     * the keys differ in few bytes, else by {@link MsdRadixSort}. known: the bits in which the keys differ
+     * from the first, or -1 where not known.
      */
-    private static void sortUnsigned(long[] a, int from, int n, long[] scratch) {
+    private static void sortUnsigned(long[] a, int from, int n, long[] scratch, long known) {
         if (n < 2) {
             return;
         }
-        long differ = differ(a, from, from + n, a[from]);
+        long differ = known != -1 ? known : differ(a, from, from + n, a[from]);
         if (varyingBytes(differ) >= MsdRadixSort.MIN_VARYING_BYTES) {
             MsdRadixSort.sort(a, from, n, scratch, differ);
         } else if (differ != 0) {

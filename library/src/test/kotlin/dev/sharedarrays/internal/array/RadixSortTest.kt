@@ -124,6 +124,29 @@ class RadixSortTest : FunSpec({
         }
     }
 
+    test("sortWide finds the bits in which the keys differ over the whole lane, not over its first blocks") {
+        // the pass that makes the keys finds those bits block by block: a lane of one value but in its last
+        // block (or its last element), where the values there differ in high bits, in the sign, or in low bits only
+        val n = 2 * RadixSort.MIN_LENGTH + 5
+        val rnd = SplittableRandom(23)
+        Arena.ofShared().use { arena ->
+            val seg = arena.allocate(8L * n, 8)
+            for (parts in listOf(1, 2)) {
+                for (tail in listOf(1, 3000)) {
+                    for (late in listOf<(Int) -> Double>({ rnd.nextDouble(-1e300, 1e300) }, { 0.25 + it * Math.ulp(0.25) })) {
+                        val d = DoubleArray(n) { if (it >= n - tail) late(it) else 0.25 }
+                        d.forEachIndexed { i, v -> seg.setAtIndex(JAVA_LONG, i.toLong(), java.lang.Double.doubleToRawLongBits(v)) }
+                        RadixSort.sortWide(RadixSort.Kind.F64, seg, 0, n, LongArray(n), LongArray(n), parts)
+                        val got = DoubleArray(n) { java.lang.Double.longBitsToDouble(seg.getAtIndex(JAVA_LONG, it.toLong())) }
+                        withClue("parts $parts, $tail late values") {
+                            got.toList() shouldBe d.sorted()
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     test("doubles all NaN, all NaN but one, and all one value sort (on the heap and in a segment, 1 and 2 threads)") {
         val n = 2 * RadixSort.MIN_LENGTH + 1
         val nan = java.lang.Double.longBitsToDouble(0x7ff8_0000_0000_0001L)
