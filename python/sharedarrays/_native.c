@@ -247,7 +247,7 @@ static int arg_count(const char *name, Py_ssize_t nargs, Py_ssize_t want) {
     return 0;
 }
 
-/* 1 if the Queue's close() began (its _closing is not False) or it cannot be read (an error is cleared) */
+/* 1 if the Queue's or Pool's close() began (its _closing is not False) or it cannot be read (an error is cleared) */
 static int closing(PyObject *queue) {
     PyObject *c = PyObject_GetAttr(queue, closing_name);
     if (c == NULL) { PyErr_Clear(); return 1; }
@@ -334,14 +334,14 @@ static PyObject *take_once(PyObject *queue, PyObject *qseg, uintptr_t q, uint64_
         PyObject *p = PyDict_GetItemWithError(pools, key); /* borrowed */
         Py_DECREF(key);
         if (p == NULL) { if (PyErr_Occurred()) goto fail; goto not_now; }
-        PyObject *pseg, *held;
+        PyObject *pseg, *held, *pool;
         unsigned long long owners, slots;
-        if (!PyArg_ParseTuple(p, "OKKO!", &pseg, &owners, &slots, &PyDict_Type, &held)) goto fail;
-        if (index >= slots || !is_open(pseg)) goto not_now;
-        /* (1, id, index, state), made before the claim, so that nothing can fail after it but the held entry */
+        if (!PyArg_ParseTuple(p, "OKKO!O", &pseg, &owners, &slots, &PyDict_Type, &held, &pool)) goto fail;
+        /* (1, id, index, state), made before the pool's checks: making a tuple or a list may run the garbage
+         * collector, whose finalizers may let another thread close the pool */
         out = claimed(id, index);
         if (out == NULL) goto fail;
-        if (!cas64_at(owners + 8 * index, high | (h & 0xFFFFFFFFULL), me)) {
+        if (index >= slots || !is_open(pseg) || closing(pool) || !cas64_at(owners + 8 * index, high | (h & 0xFFFFFFFFULL), me)) {
             Py_CLEAR(out);
             goto not_now;
         }
@@ -414,8 +414,8 @@ static PyObject *mm_name; /* "mm": a segment's mapping, held exported while a st
  * (1, id, index, state) for a pool slot claimed for me (state: the new Slot's, entered in the pool's held
  * slots), (2, position, body) for a view (body: the cell from CELL_KIND on); or the PUT_SEQ seen (an int >= 0)
  * when the queue is empty and not ended; or -1: not now (mutex busy, damaged, ended, a malformed cell, a slot
- * of a pool not in pools or not claimable: the caller's long way decides). pools: {pool id: (segment, owner
- * words address, slots, the pool's held slots)}. An empty queue is
+ * of a pool not in pools, closing or not claimable: the caller's long way decides). pools: {pool id: (segment,
+ * owner words address, slots, the pool's held slots, the Pool)}. An empty queue is
  * watched for up to spin_ns first (the GIL released, the queue's mapping held by an export of queue_seg.mm,
  * which its close cannot unmap meanwhile), then taken from once more unless the queue's close() began
  * meanwhile (queue: the Queue, whose _closing is looked at before each take). METH_FASTCALL.
@@ -469,33 +469,43 @@ static PyObject *spin_while(PyObject *self, PyObject *args) {
  * is held throughout, as in the queue's steps. */
 
 /*
- * pool_take(pool_seg, owners, slots, me, start, held) -> (index, state) for a slot whose owner word (at owners +
- * 8 * index) moved 0 -> me, looking from start on, round, with its new Slot's state entered as held[index] in
- * the same step (as queue_take's); -1 if none was free or the pool is closed.
+ * pool_take(pool, pool_seg, owners, slots, me, start, held) -> (index, state) for a slot whose owner word (at
+ * owners + 8 * index) moved 0 -> me, looking from start on, round, with its new Slot's state entered as
+ * held[index] in the same step (as queue_take's); -1 if none was free, the pool is closed or its close()
+ * began (pool._closing).
  */
 static PyObject *pool_take(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     unsigned long long owners, slots, me, start;
-    if (!arg_count("pool_take", nargs, 6) || !u64_arg(args[1], &owners) || !u64_arg(args[2], &slots)
-        || !u64_arg(args[3], &me) || !u64_arg(args[4], &start)) return NULL;
-    PyObject *held = args[5];
+    if (!arg_count("pool_take", nargs, 7) || !u64_arg(args[2], &owners) || !u64_arg(args[3], &slots)
+        || !u64_arg(args[4], &me) || !u64_arg(args[5], &start)) return NULL;
+    PyObject *held = args[6];
     if (!PyDict_Check(held)) return PyErr_Format(PyExc_TypeError, "held must be a dict");
-    if (slots < 1 || !is_open(args[0])) return PyLong_FromLong(-1);
+    /* the tuple and the state first: making them may run the garbage collector, whose finalizers may let
+     * another thread close the pool, so nothing is made between the checks and the claim but the index (an
+     * int: the collector does not track ints) */
+    PyObject *state = held_state(), *out = state == NULL ? NULL : PyTuple_New(2);
+    if (out == NULL) {
+        Py_XDECREF(state);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(out, 1, state);
+    if (slots < 1 || !is_open(args[1]) || closing(args[0])) {
+        Py_DECREF(out); /* its empty item is skipped */
+        return PyLong_FromLong(-1);
+    }
     for (unsigned long long k = 0; k < slots; k++) {
         unsigned long long i = (start + k) % slots;
-        if (ld64(owners + 8 * i) != 0) continue;
-        PyObject *out = Py_BuildValue("KN", i, held_state()); /* N: a NULL state fails the call, nothing claimed */
-        if (out == NULL) return NULL;
-        if (!cas64_at(owners + 8 * i, 0, me)) {
-            Py_DECREF(out);
-            continue;
-        }
-        if (PyDict_SetItem(held, PyTuple_GET_ITEM(out, 0), PyTuple_GET_ITEM(out, 1)) < 0) {
+        if (ld64(owners + 8 * i) != 0 || !cas64_at(owners + 8 * i, 0, me)) continue;
+        PyObject *index = PyLong_FromUnsignedLongLong(i);
+        if (index != NULL) PyTuple_SET_ITEM(out, 0, index);
+        if (index == NULL || PyDict_SetItem(held, index, state) < 0) {
             cas64_at(owners + 8 * i, me, 0); /* free again, unannounced: a waiter finds it at its next look */
             Py_DECREF(out);
             return NULL;
         }
         return out;
     }
+    Py_DECREF(out);
     return PyLong_FromLong(-1);
 }
 
@@ -546,7 +556,7 @@ static PyMethodDef methods[] = {
     {"queue_take", (PyCFunction)(void (*)(void))queue_take, METH_FASTCALL,
      "queue_take(queue, queue_seg, q, cap, me, tag_high, pools, spin_ns) -> message, seen or -1"},
     {"pool_take", (PyCFunction)(void (*)(void))pool_take, METH_FASTCALL,
-     "pool_take(pool_seg, owners, slots, me, start, held) -> (index, state) or -1"},
+     "pool_take(pool, pool_seg, owners, slots, me, start, held) -> (index, state) or -1"},
     {"slot_free", (PyCFunction)(void (*)(void))slot_free, METH_FASTCALL,
      "slot_free(pool_seg, owner, me, seq, waiters, state, held, index) -> 0, 1 or -1"},
     {"state_cas", state_cas, METH_VARARGS, "state_cas(state, expected, new) -> bool"},

@@ -46,14 +46,6 @@ def move(c: Words, i: int, frm: int, to: int) -> bool:
     return True
 
 
-def try_acquire(c: Words, slots: int, me: int, start: int) -> int:
-    for k in range(slots):
-        i = (start + k) % slots
-        if c.load64(_owner(i)) == 0 and c.cas64(_owner(i), 0, me):
-            return i
-    return -1
-
-
 def reclaim_dead(c: Words, slots: int) -> int:
     """Frees the slots whose owning process is gone (never the ones in flight); how many."""
     alive: dict[int, bool] = {}
@@ -181,6 +173,7 @@ class Pool(OnSegment):
         self._held: dict[int, list] = {}
         self._cell_bodies: dict[int, tuple] = {}  # slot index: (sender, cell body, segment, owner word), see _queue
         self._next = itertools.count()
+        self._closing = False  # set first by close(): the _native steps claim no slot of it from then on
         base = arr._seg.words.base
         # for _native's steps: the segment and the addresses of the owner words, the futex word and its waiters
         self._steps = (arr._seg, base + D.POOL_OWNERS_OFFSET, base + D.POOL_SEQ_OFFSET, base + D.POOL_WAITERS_OFFSET)
@@ -250,19 +243,23 @@ class Pool(OnSegment):
 
     def try_acquire(self) -> Slot | None:
         """A free slot now, or None."""
-        r = _native.pool_take(self._steps[0], self._steps[1], self.slots, _proc.self_ident(), next(self._next), self._held)
-        if r != -1:
-            return Slot(self, r[0], r[1])
-        with control_words(self._arr) as c:
-            i = try_acquire(c, self.slots, _proc.self_ident(), next(self._next))
-        return None if i < 0 else self._adopt(i)
+        r = self._take(_proc.self_ident())
+        return None if r == -1 else Slot(self, r[0], r[1])
+
+    def _take(self, me: int):
+        """(index, state) of a slot now this process's, entered in _held in the same _native step; -1 if none was
+        free. ValueError once close() began: no slot is claimed then, so that its close gives back all it held."""
+        r = _native.pool_take(self, self._steps[0], self._steps[1], self.slots, me, next(self._next), self._held)
+        if r == -1 and (self._closing or self._arr.closed):
+            raise ValueError(f"pool {self.handle} is closed")
+        return r
 
     def acquire(self, timeout: float | None = None) -> Slot:
         """A free slot, waiting at most timeout seconds (None: no limit); WaitTimeoutError if none came free."""
         timeout_ns = ns(timeout)
         me = _proc.self_ident()
-        # a free slot now: one _native step, no clock read (the long way below looks again before it waits)
-        r = _native.pool_take(self._steps[0], self._steps[1], self.slots, me, next(self._next), self._held)
+        # a free slot now: one _native step, no clock read (the loop below takes the same way before each wait)
+        r = self._take(me)
         if r != -1:
             return Slot(self, r[0], r[1])
         with control_words(self._arr) as c:
@@ -271,8 +268,8 @@ class Pool(OnSegment):
             in_flight = None
             while True:
                 seen = c.load32(D.POOL_SEQ_OFFSET)
-                i = try_acquire(c, self.slots, me, next(self._next))
-                if i >= 0:
+                r = self._take(me)
+                if r != -1:
                     break
                 if wait.liveness_due() and reclaim_dead(c, self.slots) > 0:
                     continue
@@ -288,7 +285,7 @@ class Pool(OnSegment):
                     raise WaitTimeoutError(f"no slot of pool {self.handle} came free within {timeout} s (all {self.slots}"
                                            f" are held: {queued} in queues, the rest by live processes)")
                 wait.pause(c, D.POOL_SEQ_OFFSET, D.POOL_WAITERS_OFFSET, seen)
-        return self._adopt(i)
+        return Slot(self, r[0], r[1])
 
     def _adopt(self, i: int, state: list | None = None) -> Slot:
         """The Slot of slot i, which this process's owner word now holds; state: its entry in _held if made already."""
@@ -315,12 +312,14 @@ class Pool(OnSegment):
         """Gives back the slots this instance holds and detaches. Idempotent."""
         if self._arr.closed:
             return
+        self._closing = True  # from here no step adds to _held, so the slots given back below are all it holds
         me = _proc.self_ident()
         for index, state in list(self._held.items()):
             self._release_state(index, state, me)
         self._arr.close()
 
     def destroy(self) -> None:
+        self._closing = True
         me = _proc.self_ident()
         for index, state in list(self._held.items()):
             self._release_state(index, state, me)

@@ -171,7 +171,7 @@ class Queue(OnSegment):
         self._words = arr._seg.base + D.DATA_OFFSET
         self._in_queue = in_queue(self.tag, 0)  # the owner word of a slot in flight here, but its position
         self._pools: dict[int, Pool] = {}
-        self._owners: dict[int, tuple] = {}  # pool id: (segment, owner words address, slots, held), for _native
+        self._owners: dict[int, tuple] = {}  # pool id: (segment, owner words address, slots, held, Pool), for _native
         self._arrays: dict[int, SharedArray] = {}
         self._producer = -1
         self._consumer = -1
@@ -326,12 +326,9 @@ class Queue(OnSegment):
                         c = self._cell(tail)
                         self._write(mm, c, kind, aid, index, code, shape, strides, hb)
                         w.store64(c + Q.CELL_POSITION, tail)
-                        try:
-                            moved = slot is None or slot._move_to(in_queue(self.tag, tail))
-                        except BaseException:
-                            w.store64(c + Q.CELL_POSITION, MASK64)  # no cell a dead sender's repair would publish
-                            raise
-                        if not moved:
+                        # an exception out of the move leaves the cell complete: the next step publishes it, and its
+                        # receiver delivers the slot if the move happened, else drops the message (a failed claim)
+                        if slot is not None and not slot._move_to(in_queue(self.tag, tail)):
                             w.store64(c + Q.CELL_POSITION, MASK64)
                             raise RuntimeError(f"pool slot {slot.index} is not held by this process any more; it was closed"
                                                " or sent already")
@@ -516,7 +513,7 @@ class Queue(OnSegment):
                 pool.close()
                 raise InvalidSegmentError(f"message names pool {m.handle} of id {m.id:016x}, which has id {pool.id:016x}")
             self._pools[m.id] = pool
-            self._owners[m.id] = (pool._arr._seg, pool._arr._seg.words.base + D.POOL_OWNERS_OFFSET, pool.slots, pool._held)
+            self._owners[m.id] = (pool._arr._seg, pool._arr._seg.words.base + D.POOL_OWNERS_OFFSET, pool.slots, pool._held, pool)
         if not 0 <= m.index < pool.slots:
             raise InvalidSegmentError(f"message names slot {m.index} of pool {m.handle}, which has {pool.slots}")
         return pool

@@ -33,6 +33,50 @@ def test_acquire_close_and_free_count_the_slots():
         assert again.index == slots[1].index
 
 
+def test_a_pool_closed_while_other_threads_acquire_leaves_no_slot_held():
+    # a claim is one step with its entry in the held slots, and none is made once close() began, so the close
+    # gives back every slot its threads held, whenever they were claimed; the threads switch every microsecond
+    import sys
+    import threading
+
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        with sa.Pool.create("i8", 4, 2) as keeper:
+            for _ in range(30):
+                pool = sa.Pool.attach(keeper.handle)
+                errors: list[str] = []
+                stop = threading.Event()
+
+                def churn():
+                    try:
+                        kept = []
+                        while not stop.is_set():
+                            s = pool.try_acquire()
+                            if s is not None:
+                                kept.append(s)
+                            if len(kept) > 1:
+                                kept.pop(0).close()
+                    except ValueError as e:
+                        if "closed" not in str(e):
+                            errors.append(repr(e))
+                    except Exception as e:  # noqa: BLE001: reported below
+                        errors.append(repr(e))
+
+                threads = [threading.Thread(target=churn) for _ in range(3)]
+                for t in threads:
+                    t.start()
+                time.sleep(0.002)
+                pool.close()
+                stop.set()
+                for t in threads:
+                    t.join(10)
+                assert not any(t.is_alive() for t in threads) and errors == []
+                assert keeper.free() == 4
+    finally:
+        sys.setswitchinterval(switch)
+
+
 def test_a_slot_dropped_without_close_is_given_back_by_the_garbage_collector_once():
     with sa.Pool.create("i8", 2, 4) as pool:
         s = pool.acquire(timeout=1)

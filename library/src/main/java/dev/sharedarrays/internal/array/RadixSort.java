@@ -104,6 +104,9 @@ final class RadixSort {
      * Java's, on this thread and {@link Parallel#each}'s (a fault comes back as an exception).
      */
     static void sortWide(Kind kind, MemorySegment s, long first, int n, long[] keys, long[] scratch, int parts) {
+        if (n < 2) {
+            return; // (its callers pass long lanes; element 0 is read below)
+        }
         int p = Math.max(1, Math.min(parts, n / MIN_LENGTH));
         boolean[] nan = new boolean[p];
         long[] differs = new long[p]; // the bits in which each part's keys differ from element 0's key
