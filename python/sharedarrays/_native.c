@@ -329,18 +329,22 @@ static PyObject *take_once(PyObject *queue, PyObject *qseg, uintptr_t q, uint64_
     uint64_t id = *(volatile uint64_t *)(c + CELL_ID), index = *(volatile uint64_t *)(c + CELL_INDEX);
     if (ndim < 1 || ndim > 8 || hlen > MAX_HANDLE) goto not_now;
     if (kind == 1) {
-        PyObject *key = PyLong_FromUnsignedLongLong(id);
+        /* (1, id, index, state), made first: making a tuple or a list may run the garbage collector, whose
+         * finalizers may let another thread close the pool or replace its entry in pools (borrowed below) */
+        out = claimed(id, index);
+        if (out == NULL) goto fail;
+        PyObject *key = PyLong_FromUnsignedLongLong(id); /* an int: the collector does not track ints */
         if (key == NULL) goto fail;
         PyObject *p = PyDict_GetItemWithError(pools, key); /* borrowed */
         Py_DECREF(key);
-        if (p == NULL) { if (PyErr_Occurred()) goto fail; goto not_now; }
+        if (p == NULL) {
+            if (PyErr_Occurred()) goto fail;
+            Py_CLEAR(out);
+            goto not_now;
+        }
         PyObject *pseg, *held, *pool;
         unsigned long long owners, slots;
         if (!PyArg_ParseTuple(p, "OKKO!O", &pseg, &owners, &slots, &PyDict_Type, &held, &pool)) goto fail;
-        /* (1, id, index, state), made before the pool's checks: making a tuple or a list may run the garbage
-         * collector, whose finalizers may let another thread close the pool */
-        out = claimed(id, index);
-        if (out == NULL) goto fail;
         if (index >= slots || !is_open(pseg) || closing(pool) || !cas64_at(owners + 8 * index, high | (h & 0xFFFFFFFFULL), me)) {
             Py_CLEAR(out);
             goto not_now;
@@ -365,7 +369,7 @@ not_now:
     out = PyLong_FromLong(NOT_NOW);
     goto done;
 fail:
-    out = NULL;
+    Py_CLEAR(out);
 done:
     unlock(q);
     return out;
@@ -510,6 +514,32 @@ static PyObject *pool_take(PyObject *self, PyObject *const *args, Py_ssize_t nar
 }
 
 /*
+ * slot_claim(pool, pool_seg, owner, frm, me, held, index) -> 1: the owner word went frm -> me and a new Slot
+ * state [0] is held[index], in one step (the queue's long way's claim, as take_once's); 0: the word did not
+ * hold frm; -1: the pool is closed or its close() began, nothing done.
+ */
+static PyObject *slot_claim(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    unsigned long long owner, frm, me;
+    if (!arg_count("slot_claim", nargs, 7) || !u64_arg(args[2], &owner) || !u64_arg(args[3], &frm)
+        || !u64_arg(args[4], &me)) return NULL;
+    PyObject *held = args[5], *index = args[6];
+    if (!PyDict_Check(held) || !PyLong_CheckExact(index)) return PyErr_Format(PyExc_TypeError, "held must be a dict, index an int");
+    PyObject *state = held_state(); /* first: it may run the collector (see pool_take) */
+    if (state == NULL) return NULL;
+    long r = -1;
+    if (is_open(args[1]) && !closing(args[0])) {
+        r = cas64_at(owner, frm, me);
+        if (r == 1 && PyDict_SetItem(held, index, state) < 0) {
+            cas64_at(owner, me, frm); /* back in flight, as if never claimed */
+            Py_DECREF(state);
+            return NULL;
+        }
+    }
+    Py_DECREF(state);
+    return PyLong_FromLong(r);
+}
+
+/*
  * slot_free(pool_seg, owner, me, seq, waiters, state, held, index) -> 0: state[0] went 0 -> 2, held[index] (if
  * it is state) was dropped and the owner word went me -> 0 (if it still held me) with the pool's futex word
  * bumped; 1: state[0] was not 0, nothing done; -1: the pool is closed, nothing done. One step for this
@@ -560,6 +590,8 @@ static PyMethodDef methods[] = {
     {"slot_free", (PyCFunction)(void (*)(void))slot_free, METH_FASTCALL,
      "slot_free(pool_seg, owner, me, seq, waiters, state, held, index) -> 0, 1 or -1"},
     {"state_cas", state_cas, METH_VARARGS, "state_cas(state, expected, new) -> bool"},
+    {"slot_claim", (PyCFunction)(void (*)(void))slot_claim, METH_FASTCALL,
+     "slot_claim(pool, pool_seg, owner, frm, me, held, index) -> 1, 0 or -1"},
     {"spin_while", spin_while, METH_VARARGS, "spin_while(addr, seen, max_ns) -> True once changed"},
     {"address", address, METH_VARARGS, "address(buffer) -> int"},
     {NULL, NULL, 0, NULL},

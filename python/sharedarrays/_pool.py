@@ -80,7 +80,7 @@ class Slot:
         self._state = state
         self._me = _proc.self_ident()
         a = pool._arr._array  # not .array's call: None once closed
-        if a is None:
+        if a is None or state[0] != 0:  # (2: the pool's close gave it back since its claim)
             raise ValueError(f"pool {pool.handle} is closed")
         self._array = a[index]
 
@@ -288,9 +288,11 @@ class Pool(OnSegment):
         return Slot(self, r[0], r[1])
 
     def _adopt(self, i: int, state: list | None = None) -> Slot:
-        """The Slot of slot i, which this process's owner word now holds; state: its entry in _held if made already."""
+        """The Slot of slot i, claimed with its state (None: the one its claim entered in _held)."""
         if state is None:
-            state = self._held[i] = [0]
+            state = self._held.get(i)
+            if state is None:
+                raise ValueError(f"pool {self.handle} is closed")  # its close gave the claimed slot back
         return Slot(self, i, state)
 
     def _move(self, i: int, frm: int, to: int) -> bool:

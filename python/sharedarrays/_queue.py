@@ -504,25 +504,44 @@ class Queue(OnSegment):
                 # look under the mutex publishes such a cell before the queue counts as abandoned
                 abandoned = e
 
-    def _pool_of(self, m: _Msg) -> Pool:
+    def _pool_of(self, m: _Msg, closing: bool = False) -> Pool:
+        """The pool a message names, attached once; closing: for this queue's close(), which may attach one then."""
         pool = self._pools.get(m.id)
+        if pool is not None and pool._closing and not self._closing:
+            pool = None  # closed through one of its slots (slot.pool.close()): attached again
         if pool is None:
+            if self._closing and not closing:
+                raise ValueError(f"queue {self.handle} is closing")
             et = BY_CODE.get(m.dtype)
             pool = Pool.attach(m.handle, et.descr if et else None)
             if pool.id != m.id:
                 pool.close()
                 raise InvalidSegmentError(f"message names pool {m.handle} of id {m.id:016x}, which has id {pool.id:016x}")
-            self._pools[m.id] = pool
-            self._owners[m.id] = (pool._arr._seg, pool._arr._seg.words.base + D.POOL_OWNERS_OFFSET, pool.slots, pool._held, pool)
+            with self._guard:  # close() lists the pools under it: a pool is either listed and closed, or not attached
+                if self._closing and not closing:
+                    pool.close()
+                    raise ValueError(f"queue {self.handle} is closing")
+                self._pools[m.id] = pool
+                self._owners[m.id] = (pool._arr._seg, pool._arr._seg.words.base + D.POOL_OWNERS_OFFSET, pool.slots,
+                                      pool._held, pool)
         if not 0 <= m.index < pool.slots:
             raise InvalidSegmentError(f"message names slot {m.index} of pool {m.handle}, which has {pool.slots}")
         return pool
 
     def _claim(self, m: _Msg, me: int) -> bool:
+        """Claims a message's slot for me, entering its Slot's state in the pool's held slots in the same _native
+        step; False drops the message. ValueError (the message stays) once this queue's close() began."""
         try:
-            return self._pool_of(m)._move(m.index, in_queue(self.tag, m.position), me)
+            pool = self._pool_of(m)
         except Exception:
+            if self._closing:
+                raise ValueError(f"queue {self.handle} is closing") from None
             return False  # the pool is gone or not ours: the message cannot be delivered
+        seg, owners = pool._steps[0], pool._steps[1]
+        r = _native.slot_claim(pool, seg, owners + 8 * m.index, in_queue(self.tag, m.position), me, pool._held, m.index)
+        if r < 0 and self._closing:
+            raise ValueError(f"queue {self.handle} is closing")
+        return r == 1
 
     def _resolve(self, m: _Msg):
         if m.kind == POOL_SLOT:
@@ -646,7 +665,7 @@ class Queue(OnSegment):
             if m is None or m.kind != POOL_SLOT or m.id in unreachable:
                 continue
             try:
-                self._pool_of(m)._move(m.index, in_queue(self.tag, m.position), 0)
+                self._pool_of(m, closing=True)._move(m.index, in_queue(self.tag, m.position), 0)
             except Exception:
                 if m.id not in self._pools:
                     unreachable.add(m.id)  # the pool is gone or not ours: its slots went with it
@@ -669,7 +688,9 @@ class Queue(OnSegment):
                         self._free_pending_slots(w)
             except ValueError:
                 pass
-        for p in self._pools.values():
+        with self._guard:
+            pools = list(self._pools.values())
+        for p in pools:
             p.close()
         for a in self._arrays.values():
             a.close()

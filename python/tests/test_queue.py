@@ -267,7 +267,7 @@ def test_a_dead_senders_complete_cell_past_the_tail_is_published_and_its_unmoved
     with sa.Pool.create("i8", 1, 2) as pool, sa.Queue.create(2) as q, Peer("hold-slot", pool.handle) as p:
         p.expect("HOLDING")
         other = sa.Queue.attach(q.handle)
-        s = pool._adopt(0)  # pretend this process owned it, write the cell, stop before the move
+        s = sa.Slot(pool, 0, [0])  # pretend this process owned it, write the cell, stop before the move
         kind, aid, index, code, shape, strides, handle, _ = other._message(s)
         s._state[0] = 2
         with data_words(other._arr) as w:
@@ -377,6 +377,65 @@ def test_threads_of_one_process_share_a_queue_and_a_pool():
             t.join(60)
         assert sorted(got) == sorted(p * 1_000_000 + k for p in range(3) for k in range(n))
         assert pool.free() == 4
+
+
+def test_a_queue_closed_while_its_thread_receives_pool_slots_strands_none():
+    # a receiving thread's claims are one step with their Slots' entries in the held slots, and none is made
+    # once close() began, so the close of the receiving Queue (which closes the pools it attached) gives back
+    # every slot it held; what was not received stays in the queue. The threads switch every microsecond.
+    import sys
+    import threading
+
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        with sa.Pool.create("i8", 4, 2) as pool, sa.Queue.create(4) as q:
+            for k in range(40):
+                qc = sa.Queue.attach(q.handle)
+                stop = threading.Event()
+                errors: list[str] = []
+
+                def produce():
+                    try:
+                        while not stop.is_set():
+                            s = pool.try_acquire()
+                            if s is None or not q.try_send(s):
+                                if s is not None:
+                                    s.close()
+                                time.sleep(0)
+                    except Exception as e:  # noqa: BLE001: reported below
+                        errors.append(f"producer: {e!r}")
+
+                def consume():
+                    try:
+                        while True:
+                            m = qc.receive(timeout=1)
+                            if m is None:
+                                return
+                            m.close()
+                    except ValueError as e:
+                        if "clos" not in str(e):
+                            errors.append(f"consumer: {e!r}")
+                    except Exception as e:  # noqa: BLE001
+                        errors.append(f"consumer: {e!r}")
+
+                threads = [threading.Thread(target=produce), threading.Thread(target=consume)]
+                for t in threads:
+                    t.start()
+                time.sleep(0.0001 * (k % 20))  # from the receiver's first message (its pool attached) on
+                qc.close()
+                threads[1].join(10)
+                stop.set()
+                threads[0].join(10)
+                assert not any(t.is_alive() for t in threads) and errors == []
+                while True:  # what the closed receiver left in the queue
+                    try:
+                        q.receive(timeout=0).close()
+                    except sa.WaitTimeoutError:
+                        break
+                assert pool.free() == 4, f"{4 - pool.free()} slot(s) held by no Slot"
+    finally:
+        sys.setswitchinterval(switch)
 
 
 def test_threads_that_acquire_send_receive_and_close_one_pools_slots_never_hold_one_slot_twice():
