@@ -31,6 +31,27 @@ def _s32(v: int) -> int:
     return v - (1 << 32) if v & 0x80000000 else v
 
 
+# how long a reader waits for BROKEN_BY after it found the reason set (BarrierProtocol.BY_WAIT_NANOS)
+BY_WAIT_NANOS = 100_000_000
+
+
+def _left(timeout_ns: int | None, start: int) -> int | None:
+    return None if timeout_ns is None else timeout_ns - (time.monotonic_ns() - start)
+
+
+def _broken_by(w, left_ns: int | None) -> int:
+    """BROKEN_BY, waited for: its breaker stores it right after its CAS of the reason and may be descheduled in
+    between, so a reader then found 0 (a dead party named "pid 0"). Up to BY_WAIT_NANOS and the caller's time
+    left; 0 if still not there (the breaker died between the two)."""
+    by = w.load64(B.BROKEN_BY_OFFSET)
+    limit = BY_WAIT_NANOS if left_ns is None else min(BY_WAIT_NANOS, max(0, left_ns))
+    start = time.monotonic_ns()
+    while by == 0 and time.monotonic_ns() - start < limit:
+        time.sleep(0.00005)  # the breaker may need this core
+        by = w.load64(B.BROKEN_BY_OFFSET)
+    return by
+
+
 class Barrier(OnSegment):
     """A cyclic barrier of `parties` processes (JVM or Python) in shared memory, passed by handle.
 
@@ -124,27 +145,27 @@ class Barrier(OnSegment):
 
     def _await(self, w, timeout_ns: int | None, timeout) -> int:
         parties = self.parties
+        start = time.monotonic_ns()
         gen = w.load32(B.GENERATION_OFFSET)
         if w.load64(B.BROKEN_REASON_OFFSET) != 0:
-            raise self._broken(w)
+            raise self._broken(w, timeout_ns)
         arrived = w.fetch_add64(B.ARRIVED_OFFSET, 1) + 1
         if arrived == parties:
             # minus parties, not = 0: an extra arrival already counts for the next generation
             w.fetch_add64(B.ARRIVED_OFFSET, -parties)
             w.bump(B.GENERATION_OFFSET, B.WAITERS_OFFSET)
             return 0
-        start = time.monotonic_ns()
         checked = start
         spun = 0
         while True:
             if w.load32(B.GENERATION_OFFSET) != gen:
                 if w.load64(B.BROKEN_REASON_OFFSET) != 0 and (w.load64(B.BROKEN_GENERATION_OFFSET) & 0xFFFFFFFF) == gen:
-                    raise self._broken(w)
+                    raise self._broken(w, _left(timeout_ns, start))
                 return parties - arrived
             if w.load64(B.BROKEN_REASON_OFFSET) != 0:
                 # broken, the generation not bumped yet, or never (its breaker died between the two stores): a break
                 # attempt of ours would fail, and the loop would never sleep again
-                raise self._broken(w)
+                raise self._broken(w, _left(timeout_ns, start))
             now = time.monotonic_ns()
             waited = now - start
             if timeout_ns is not None and waited >= timeout_ns:
@@ -184,10 +205,10 @@ class Barrier(OnSegment):
         w.bump(B.GENERATION_OFFSET, B.WAITERS_OFFSET)
         return True
 
-    def _broken(self, w) -> BarrierBrokenError:
+    def _broken(self, w, left_ns: int | None) -> BarrierBrokenError:
         code = w.load64(B.BROKEN_REASON_OFFSET)
         reason = REASONS[max(0, min(len(REASONS) - 1, code - 1))]
-        pid = _proc.ident_pid(w.load64(B.BROKEN_BY_OFFSET))
+        pid = _proc.ident_pid(_broken_by(w, left_ns))
         why = {"PARTY_DIED": f"party pid {pid} died before the barrier tripped",
                "PARTY_LEFT": f"party pid {pid} closed the barrier, so it cannot trip any more",
                "TIMED_OUT": f"pid {pid} timed out waiting for the other parties",

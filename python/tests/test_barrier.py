@@ -65,3 +65,30 @@ def test_all_slots_taken_and_not_a_barrier_are_refused():
     with sa.create(10, "i8") as plain:
         with pytest.raises(sa.InvalidSegmentError, match="is not a barrier"):
             sa.Barrier.attach(plain.handle)
+
+
+def test_a_breaker_descheduled_between_the_reason_and_its_ident_is_named_once_the_ident_comes():
+    # the reason stored, BROKEN_BY not yet (its breaker lost the core in between): a waiter waits for the ident
+    # (bounded) instead of naming "pid 0"; one that never comes gives pid 0 after the bound, not a hang
+    import threading
+
+    from sharedarrays import _proc
+    from sharedarrays._layout import BarrierDescriptor as B
+    from sharedarrays._words import data_words
+
+    with sa.Barrier.create(3) as bar:
+        bar.register()
+        dead = _proc.self_ident() + 12345
+        with data_words(bar._arr) as w:
+            w.store64(B.BROKEN_REASON_OFFSET, 1)  # PARTY_DIED
+            late = threading.Timer(0.03, lambda: w.store64(B.BROKEN_BY_OFFSET, dead))
+            late.start()
+            with pytest.raises(sa.BarrierBrokenError) as e:
+                bar.wait(timeout=10)
+            late.join()
+            assert (e.value.reason, e.value.pid) == ("PARTY_DIED", _proc.ident_pid(dead))
+            w.store64(B.BROKEN_BY_OFFSET, 0)
+            t0 = time.monotonic()
+            with pytest.raises(sa.BarrierBrokenError) as e:
+                bar.wait(timeout=10)
+            assert e.value.pid == 0 and time.monotonic() - t0 < 5

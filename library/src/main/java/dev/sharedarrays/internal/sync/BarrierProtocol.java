@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 import static dev.sharedarrays.internal.sync.BarrierDescriptor.*;
@@ -106,9 +107,10 @@ public final class BarrierProtocol {
      */
     public int await(MemorySegment d, Duration timeout, BooleanSupplier cancelled, AtomicLong generation) {
         long timeoutNanos = Futex.nanos(timeout);
+        long start = System.nanoTime();
         int gen = (int) INT_VH.getVolatile(d, GENERATION_OFFSET);
         if (isBroken(d)) {
-            throw broken(d);
+            throw broken(d, timeoutNanos);
         }
         generation.set(gen & 0xFFFF_FFFFL);
         if (cancelled.getAsBoolean()) {
@@ -123,19 +125,18 @@ public final class BarrierProtocol {
             Futex.bump(d, GENERATION_OFFSET, WAITERS_OFFSET);
             return 0;
         }
-        long start = System.nanoTime();
         Backoff wait = new Backoff(SPINS);
         while (true) {
             if ((int) INT_VH.getVolatile(d, GENERATION_OFFSET) != gen) {
                 if (isBroken(d) && (long) LONG_VH.getVolatile(d, BROKEN_GENERATION_OFFSET) == gen) {
-                    throw broken(d);
+                    throw broken(d, timeoutNanos - (System.nanoTime() - start));
                 }
                 return (int) (parties - arrived);
             }
             if (isBroken(d)) {
                 // broken, the generation not bumped yet, or never (its breaker died between the two
                 // stores): a break attempt of ours would fail, and the loop would never sleep again
-                throw broken(d);
+                throw broken(d, timeoutNanos - (System.nanoTime() - start));
             }
             long waited = System.nanoTime() - start;
             if (waited >= timeoutNanos) {
@@ -191,11 +192,35 @@ public final class BarrierProtocol {
         return true;
     }
 
-    private BarrierBrokenException broken(MemorySegment d) {
+    /** How long a reader waits for BROKEN_BY after it found the reason set ({@link #brokenBy}). */
+    static final long BY_WAIT_NANOS = 100_000_000L;
+
+    /**
+     * The breaker's ident: its store follows its compare-and-set of the reason, and a breaker descheduled
+     * between the two (on a busy machine, for milliseconds) left it 0 to a reader that came then (a dead
+     * party named "pid 0"). So a reader waits for it, up to {@link #BY_WAIT_NANOS} and at most leftNanos
+     * (the caller's time left); 0 if it is still not there (the breaker died between the two).
+     */
+    static long brokenBy(MemorySegment d, long leftNanos) {
+        long by = (long) LONG_VH.getVolatile(d, BROKEN_BY_OFFSET);
+        long limit = Math.min(BY_WAIT_NANOS, Math.max(0, leftNanos));
+        long start = System.nanoTime();
+        for (int i = 0; by == 0 && System.nanoTime() - start < limit; i++) {
+            if (i < 100) {
+                Thread.onSpinWait();
+            } else {
+                LockSupport.parkNanos(50_000L); // the breaker may need this core
+            }
+            by = (long) LONG_VH.getVolatile(d, BROKEN_BY_OFFSET);
+        }
+        return by;
+    }
+
+    private BarrierBrokenException broken(MemorySegment d, long leftNanos) {
         int code = (int) (long) LONG_VH.getVolatile(d, BROKEN_REASON_OFFSET);
         BarrierBrokenException.Reason[] all = BarrierBrokenException.Reason.values();
         BarrierBrokenException.Reason reason = all[Math.max(0, Math.min(all.length - 1, code - 1))];
-        long pid = Proc.identPid((long) LONG_VH.getVolatile(d, BROKEN_BY_OFFSET));
+        long pid = Proc.identPid(brokenBy(d, leftNanos));
         String why = switch (reason) {
             case PARTY_DIED -> "party pid " + pid + " died before the barrier tripped";
             case PARTY_LEFT -> "party pid " + pid + " closed the barrier, so it cannot trip any more";

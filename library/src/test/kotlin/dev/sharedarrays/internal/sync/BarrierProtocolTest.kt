@@ -101,5 +101,27 @@ class BarrierProtocolTest : FunSpec({
             (System.nanoTime() - t0) shouldBeLessThan 1_000_000_000L
         }
     }
+
+    test("a breaker descheduled between the reason and its ident: a waiter names the dead party once the ident comes") {
+        withBarrier(3) { p, d ->
+            p.register(d)
+            // the reason stored, BROKEN_BY not yet (its breaker lost the core in between); it comes 30 ms later
+            d.set(JAVA_LONG, BarrierDescriptor.BROKEN_REASON_OFFSET, 1L)
+            val dead = Proc.selfIdent() + 12345
+            val late = CompletableFuture.runAsync {
+                Thread.sleep(30)
+                d.set(JAVA_LONG, BarrierDescriptor.BROKEN_BY_OFFSET, dead)
+            }
+            val e = shouldThrow<BarrierBrokenException> { p.await(d, Duration.ofSeconds(10), { false }, AtomicLong()) }
+            late.get(5, TimeUnit.SECONDS)
+            e.pid() shouldBe Proc.identPid(dead)
+            e.reason() shouldBe BarrierBrokenException.Reason.PARTY_DIED
+            // a breaker that died in between never stores it: pid 0 (unknown) after the bounded wait, not a hang
+            d.set(JAVA_LONG, BarrierDescriptor.BROKEN_BY_OFFSET, 0L)
+            val t0 = System.nanoTime()
+            shouldThrow<BarrierBrokenException> { p.await(d, Duration.ofSeconds(10), { false }, AtomicLong()) }.pid() shouldBe 0L
+            (System.nanoTime() - t0) shouldBeLessThan 5_000_000_000L
+        }
+    }
 })
 
