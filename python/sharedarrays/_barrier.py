@@ -31,8 +31,10 @@ def _s32(v: int) -> int:
     return v - (1 << 32) if v & 0x80000000 else v
 
 
-# how long a reader waits for BROKEN_BY after it found the reason set (BarrierProtocol.BY_WAIT_NANOS)
+# how long a reader waits for BROKEN_BY after it found the reason set (BarrierProtocol.BY_WAIT_NANOS), and at
+# least, whatever its deadline (BY_WAIT_FLOOR_NANOS): a wait whose time is up may still meet a breaker mid-break
 BY_WAIT_NANOS = 100_000_000
+BY_WAIT_FLOOR_NANOS = 10_000_000
 
 
 def _left(timeout_ns: int | None, start: int) -> int | None:
@@ -42,9 +44,9 @@ def _left(timeout_ns: int | None, start: int) -> int | None:
 def _broken_by(w, left_ns: int | None) -> int:
     """BROKEN_BY, waited for: its breaker stores it right after its CAS of the reason and may be descheduled in
     between, so a reader then found 0 (a dead party named "pid 0"). Up to BY_WAIT_NANOS and the caller's time
-    left; 0 if still not there (the breaker died between the two)."""
+    left, but at least BY_WAIT_FLOOR_NANOS; 0 if still not there (the breaker died between the two)."""
     by = w.load64(B.BROKEN_BY_OFFSET)
-    limit = BY_WAIT_NANOS if left_ns is None else min(BY_WAIT_NANOS, max(0, left_ns))
+    limit = BY_WAIT_NANOS if left_ns is None else min(BY_WAIT_NANOS, max(BY_WAIT_FLOOR_NANOS, left_ns))
     start = time.monotonic_ns()
     while by == 0 and time.monotonic_ns() - start < limit:
         time.sleep(0.00005)  # the breaker may need this core

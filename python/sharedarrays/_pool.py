@@ -80,7 +80,9 @@ class Slot:
         self._state = state
         self._me = _proc.self_ident()
         a = pool._arr._array  # not .array's call: None once closed
-        if a is None or state[0] != 0:  # (2: the pool's close gave it back since its claim)
+        # the claim entered state in this Pool's held slots: not there, a close gave it back since (or the claim
+        # was another Pool object's of the same segment, closed meanwhile)
+        if a is None or state[0] != 0 or pool._held.get(index) is not state:
             raise ValueError(f"pool {pool.handle} is closed")
         self._array = a[index]
 

@@ -507,7 +507,7 @@ class Queue(OnSegment):
     def _pool_of(self, m: _Msg, closing: bool = False) -> Pool:
         """The pool a message names, attached once; closing: for this queue's close(), which may attach one then."""
         pool = self._pools.get(m.id)
-        if pool is not None and pool._closing and not self._closing:
+        if pool is not None and pool._closing and (closing or not self._closing):
             pool = None  # closed through one of its slots (slot.pool.close()): attached again
         if pool is None:
             if self._closing and not closing:
@@ -531,17 +531,21 @@ class Queue(OnSegment):
     def _claim(self, m: _Msg, me: int) -> bool:
         """Claims a message's slot for me, entering its Slot's state in the pool's held slots in the same _native
         step; False drops the message. ValueError (the message stays) once this queue's close() began."""
-        try:
-            pool = self._pool_of(m)
-        except Exception:
+        for _ in range(2):
+            try:
+                pool = self._pool_of(m)
+            except Exception:
+                if self._closing:
+                    raise ValueError(f"queue {self.handle} is closing") from None
+                return False  # the pool is gone or not ours: the message cannot be delivered
+            seg, owners = pool._steps[0], pool._steps[1]
+            r = _native.slot_claim(pool, seg, owners + 8 * m.index, in_queue(self.tag, m.position), me, pool._held, m.index)
+            if r >= 0:
+                return r == 1
             if self._closing:
-                raise ValueError(f"queue {self.handle} is closing") from None
-            return False  # the pool is gone or not ours: the message cannot be delivered
-        seg, owners = pool._steps[0], pool._steps[1]
-        r = _native.slot_claim(pool, seg, owners + 8 * m.index, in_queue(self.tag, m.position), me, pool._held, m.index)
-        if r < 0 and self._closing:
-            raise ValueError(f"queue {self.handle} is closing")
-        return r == 1
+                raise ValueError(f"queue {self.handle} is closing")
+            # the pool was closed meanwhile through one of its slots: _pool_of attaches it again
+        raise ValueError(f"pool {m.handle} was closed while its slot was received; the message stays in queue {self.handle}")
 
     def _resolve(self, m: _Msg):
         if m.kind == POOL_SLOT:

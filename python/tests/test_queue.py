@@ -267,9 +267,11 @@ def test_a_dead_senders_complete_cell_past_the_tail_is_published_and_its_unmoved
     with sa.Pool.create("i8", 1, 2) as pool, sa.Queue.create(2) as q, Peer("hold-slot", pool.handle) as p:
         p.expect("HOLDING")
         other = sa.Queue.attach(q.handle)
-        s = sa.Slot(pool, 0, [0])  # pretend this process owned it, write the cell, stop before the move
+        pool._held[0] = state = [0]  # pretend this process owned it, write the cell, stop before the move
+        s = sa.Slot(pool, 0, state)
         kind, aid, index, code, shape, strides, handle, _ = other._message(s)
         s._state[0] = 2
+        del pool._held[0]
         with data_words(other._arr) as w:
             c = other._cell(0)
             other._write(other._arr._seg.mm, c, kind, aid, index, code, shape, strides, handle.encode())
@@ -377,6 +379,26 @@ def test_threads_of_one_process_share_a_queue_and_a_pool():
             t.join(60)
         assert sorted(got) == sorted(p * 1_000_000 + k for p in range(3) for k in range(n))
         assert pool.free() == 4
+
+
+def test_a_pool_closed_through_a_received_slot_is_attached_again_by_the_next_receive():
+    # slot.pool is the receiving queue's own attachment; closing it gives back what it holds, and the next
+    # message of that pool is still delivered (the queue attaches the pool again), not dropped or stranded
+    with sa.Pool.create("i8", 3, 2) as pool, sa.Queue.create(3) as q:
+        for k in range(3):
+            s = pool.acquire(timeout=1)
+            s.array[...] = k
+            q.send(s, timeout=1)
+        first = q.receive(timeout=1)
+        attached = first.pool
+        assert attached is not pool and first.array.tolist() == [0, 0]
+        attached.close()
+        assert first.closed and pool.free() == 1
+        for k in (1, 2):
+            m = q.receive(timeout=1)
+            assert m.pool is not attached and m.array.tolist() == [k, k]
+            m.close()
+        assert pool.free() == 3 and q.dropped == 0
 
 
 def test_a_queue_closed_while_its_thread_receives_pool_slots_strands_none():

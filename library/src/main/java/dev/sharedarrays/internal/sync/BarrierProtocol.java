@@ -194,16 +194,19 @@ public final class BarrierProtocol {
 
     /** How long a reader waits for BROKEN_BY after it found the reason set ({@link #brokenBy}). */
     static final long BY_WAIT_NANOS = 100_000_000L;
+    /** ... and at least, whatever its deadline: a wait whose time is up may still meet a breaker mid-break. */
+    static final long BY_WAIT_FLOOR_NANOS = 10_000_000L;
 
     /**
      * The breaker's ident: its store follows its compare-and-set of the reason, and a breaker descheduled
      * between the two (on a busy machine, for milliseconds) left it 0 to a reader that came then (a dead
-     * party named "pid 0"). So a reader waits for it, up to {@link #BY_WAIT_NANOS} and at most leftNanos
-     * (the caller's time left); 0 if it is still not there (the breaker died between the two).
+     * party named "pid 0"). So a reader waits for it, up to {@link #BY_WAIT_NANOS} and the caller's time left
+     * (leftNanos), but at least {@link #BY_WAIT_FLOOR_NANOS}; 0 if it is still not there (the breaker died
+     * between the two).
      */
     static long brokenBy(MemorySegment d, long leftNanos) {
         long by = (long) LONG_VH.getVolatile(d, BROKEN_BY_OFFSET);
-        long limit = Math.min(BY_WAIT_NANOS, Math.max(0, leftNanos));
+        long limit = Math.min(BY_WAIT_NANOS, Math.max(BY_WAIT_FLOOR_NANOS, leftNanos));
         long start = System.nanoTime();
         for (int i = 0; by == 0 && System.nanoTime() - start < limit; i++) {
             if (i < 100) {
