@@ -153,16 +153,22 @@ static void publish_dead_senders_cell(uintptr_t q, uint64_t cap) {
 }
 
 static PyObject *closed_name; /* "closed", interned once: a step looks it up on two segments */
-static PyObject *closing_name; /* "_closing": a Queue's, set once its close() began */
+static PyObject *closing_name; /* "_closing": a Queue's or Pool's, set once its close() began */
 
-/* 1 if the object's `closed` attribute is false; 0 if true or unreadable (an error is cleared) */
-static int is_open(PyObject *seg) {
-    PyObject *c = PyObject_GetAttr(seg, closed_name);
+/* 1 if the attribute is False; 0 if it is anything else or unreadable (an error is cleared) */
+static int attr_false(PyObject *o, PyObject *name) {
+    PyObject *c = PyObject_GetAttr(o, name);
     if (c == NULL) { PyErr_Clear(); return 0; }
-    int open = c == Py_False;
+    int no = c == Py_False;
     Py_DECREF(c);
-    return open;
+    return no;
 }
+
+/* 1 if a segment's `closed` is false; 0 if true or unreadable */
+static int is_open(PyObject *seg) { return attr_false(seg, closed_name); }
+
+/* 1 if the Queue's or Pool's close() began (its _closing is not False) or it cannot be read */
+static int closing(PyObject *o) { return !attr_false(o, closing_name); }
 
 /* K of PyArg_ParseTuple for the METH_FASTCALL steps: an int (or what __index__ makes one), masked to 64 bits.
  * The steps convert every argument before they test or change anything. */
@@ -178,6 +184,16 @@ static int u64_arg(PyObject *o, unsigned long long *v) {
     return !(*v == (unsigned long long)-1 && PyErr_Occurred());
 }
 
+/* 1 if state, a Slot's list (checked: a list of one item), holds the int v */
+static int state_is(PyObject *state, long v) {
+    PyObject *s = PyList_GET_ITEM(state, 0);
+    if (!PyLong_CheckExact(s) || PyLong_AsLong(s) != v) {
+        PyErr_Clear();
+        return 0;
+    }
+    return 1;
+}
+
 /* 1 if state (a Slot's one-item list) held expected and now holds new (a small int: the dropped one is
  * one too, so no code runs); 0 if it did not; -1 with an error. With the GIL held and no Python code run,
  * this is one step for every other thread of the process: every transition of a Slot's state is one. */
@@ -186,11 +202,7 @@ static int state_cas_at(PyObject *state, long expected, long new) {
         PyErr_SetString(PyExc_TypeError, "state must be a list of one int");
         return -1;
     }
-    PyObject *s = PyList_GET_ITEM(state, 0);
-    if (!PyLong_CheckExact(s) || PyLong_AsLong(s) != expected) {
-        PyErr_Clear();
-        return 0;
-    }
+    if (!state_is(state, expected)) return 0;
     PyObject *n = PyLong_FromLong(new);
     if (n == NULL) return -1;
     PyList_SetItem(state, 0, n); /* steals n */
@@ -247,15 +259,6 @@ static int arg_count(const char *name, Py_ssize_t nargs, Py_ssize_t want) {
     return 0;
 }
 
-/* 1 if the Queue's or Pool's close() began (its _closing is not False) or it cannot be read (an error is cleared) */
-static int closing(PyObject *queue) {
-    PyObject *c = PyObject_GetAttr(queue, closing_name);
-    if (c == NULL) { PyErr_Clear(); return 1; }
-    int r = c != Py_False;
-    Py_DECREF(c);
-    return r;
-}
-
 /*
  * queue_put(queue_seg, q, capacity, me, body, pool_seg, owner, owner_high, state, held, index) -> 0 sent, 1 the
  * slot is not held (its owner word did not hold me, or state[0] was not 0: nothing sent), -1 not now. body:
@@ -274,11 +277,7 @@ static PyObject *queue_put(PyObject *self, PyObject *const *args, Py_ssize_t nar
     if (state != Py_None) {
         if (!PyList_Check(state) || PyList_GET_SIZE(state) != 1 || !PyDict_Check(held) || !PyLong_CheckExact(index))
             return PyErr_Format(PyExc_TypeError, "state must be a list of one int, held a dict and index an int");
-        PyObject *s = PyList_GET_ITEM(state, 0);
-        if (!PyLong_CheckExact(s) || PyLong_AsLong(s) != 0) {
-            PyErr_Clear();
-            return PyLong_FromLong(1);
-        }
+        if (!state_is(state, 0)) return PyLong_FromLong(1); /* set to 2 below, once sent: nothing runs between */
     }
     Py_ssize_t len = PyBytes_GET_SIZE(body);
     if (cap < 1 || len > CELL_SIZE - CELL_KIND || !is_open(qseg) || (owner != 0 && !is_open(pseg)))

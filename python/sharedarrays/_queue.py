@@ -353,10 +353,9 @@ class Queue(OnSegment):
         if body is None or body[0] != me:
             if pool._arr.closed:
                 return False
-            seg = pool._arr._seg
             body = (me, _cell_body(POOL_SLOT, pool.id, slot.index, _array._element_type(slot.dtype).code, slot.shape,
                                    _c_strides(slot.shape), pool.handle.encode("utf-8"), me),
-                    seg, seg.words.base + D.POOL_OWNERS_OFFSET + 8 * slot.index)
+                    pool._steps[0], pool._steps[1] + 8 * slot.index)
             pool._cell_bodies[slot.index] = body
         # queue_put tests and ends the slot's state itself (held -> sent) and drops it from the pool's held slots,
         # in one step for this process's other threads (the GIL held throughout)
@@ -522,8 +521,7 @@ class Queue(OnSegment):
                     pool.close()
                     raise ValueError(f"queue {self.handle} is closing")
                 self._pools[m.id] = pool
-                self._owners[m.id] = (pool._arr._seg, pool._arr._seg.words.base + D.POOL_OWNERS_OFFSET, pool.slots,
-                                      pool._held, pool)
+                self._owners[m.id] = (pool._steps[0], pool._steps[1], pool.slots, pool._held, pool)
         if not 0 <= m.index < pool.slots:
             raise InvalidSegmentError(f"message names slot {m.index} of pool {m.handle}, which has {pool.slots}")
         return pool

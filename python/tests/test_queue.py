@@ -17,6 +17,14 @@ from sharedarrays._words import data_words
 from conftest import Peer
 
 
+def _send_numbered(pool, q, n: int) -> None:
+    """Sends n slots of pool on q, slot k filled with k."""
+    for k in range(n):
+        s = pool.acquire(timeout=1)
+        s.array[...] = k
+        q.send(s, timeout=1)
+
+
 def _gots(p: Peer) -> list[tuple[int, str, int]]:
     out = []
     while True:
@@ -212,10 +220,7 @@ def test_the_one_call_steps_write_and_take_the_cells_the_long_way_writes_and_tak
 
 def test_a_sigkilled_consumer_holding_a_slot_gives_it_back_and_loses_only_that_message():
     with sa.Pool.create("i8", 2, 4) as pool, sa.Queue.create(4) as q:
-        for k in range(2):
-            s = pool.acquire(timeout=1)
-            s.array[...] = k
-            q.send(s, timeout=1)
+        _send_numbered(pool, q, 2)
         with Peer("consume", q.handle, "hold") as c:
             assert c.expect("GOT").split()[0] == "0"
             c.expect("HOLDING")
@@ -385,10 +390,7 @@ def test_a_pool_closed_through_a_received_slot_is_attached_again_by_the_next_rec
     # slot.pool is the receiving queue's own attachment; closing it gives back what it holds, and the next
     # message of that pool is still delivered (the queue attaches the pool again), not dropped or stranded
     with sa.Pool.create("i8", 3, 2) as pool, sa.Queue.create(3) as q:
-        for k in range(3):
-            s = pool.acquire(timeout=1)
-            s.array[...] = k
-            q.send(s, timeout=1)
+        _send_numbered(pool, q, 3)
         first = q.receive(timeout=1)
         attached = first.pool
         assert attached is not pool and first.array.tolist() == [0, 0]
