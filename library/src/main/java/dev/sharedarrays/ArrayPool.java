@@ -1,5 +1,6 @@
 package dev.sharedarrays;
 
+import dev.sharedarrays.internal.array.StridedLayout;
 import dev.sharedarrays.internal.backend.Backends;
 import dev.sharedarrays.internal.os.Proc;
 import dev.sharedarrays.internal.segment.Registry;
@@ -57,6 +58,7 @@ public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
     private final long[] slotShape;
     /** The lease of each slot this instance holds, by slot: no hash of a new lease a message. */
     private final AtomicReferenceArray<SlotLease> held;
+    private final StridedLayout[] slotLayouts;
     /** Where the next acquire starts looking, so that slots are used round-robin. */
     private final AtomicInteger next = new AtomicInteger();
 
@@ -67,6 +69,7 @@ public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
         this.array = array;
         this.slots = slots;
         this.held = new AtomicReferenceArray<>(slots);
+        this.slotLayouts = new StridedLayout[slots];
         long[] shape = array.shape();
         this.slotShape = Arrays.copyOfRange(shape, 1, shape.length);
         this.atExit = exitClose(new WeakReference<>(this));
@@ -280,15 +283,24 @@ public final class ArrayPool<T extends DType<T>> implements AutoCloseable {
 
     /** Slot i, which this process owns now, as an array whose close frees it. */
     SharedNDArray<T> adopt(int i) {
-        SlotLease[] lease = new SlotLease[1];
-        lease[0] = new SlotLease(control(), i, () -> held.compareAndSet(i, lease[0], null));
-        held.set(i, lease[0]);
+        SlotLease lease = new SlotLease(control(), i, held, this);
+        held.setRelease(i, lease); // read by close() with a volatile load: publication, no store-load order
         try {
-            return SharedNDArray.of(array.core().slot(i, lease[0]));
+            return SharedNDArray.of(array.core().slot(slotLayout(i), lease));
         } catch (RuntimeException e) {
-            lease[0].release();
+            lease.release();
             throw e;
         }
+    }
+
+    /** Slot i's layout, made once: layouts are immutable, and a hand-off would otherwise make one each time. */
+    private StridedLayout slotLayout(int i) {
+        StridedLayout l = slotLayouts[i];
+        if (l == null) {
+            l = array.core().layout().select(0, i);
+            slotLayouts[i] = l; // a race makes two equal ones; a record's final fields publish it whole
+        }
+        return l;
     }
 
     MemorySegment control() {

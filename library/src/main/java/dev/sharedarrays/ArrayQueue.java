@@ -70,6 +70,12 @@ public final class ArrayQueue implements AutoCloseable {
     private final QueueProtocol protocol;
     private final Map<Long, ArrayPool<?>> pools = new ConcurrentHashMap<>();
     private final Map<Long, SharedNDArray<?>> arrays = new ConcurrentHashMap<>();
+    /** The entry of {@link #pools} the last message used. */
+    private volatile LastPool lastPool;
+
+    private record LastPool(long id, ArrayPool<?> pool) {
+    }
+
     /** Set when close begins: waits end, no new operation starts. */
     private volatile boolean closing;
     /** Sends and receives in progress in this instance; close waits for them before it unmaps. */
@@ -294,7 +300,8 @@ public final class ArrayQueue implements AutoCloseable {
         SlotLease lease = a.core().lease();
         // a slot array's id and handle are its pool's
         QueueMessage m = new QueueMessage(lease != null ? QueueMessage.Kind.POOL_SLOT : QueueMessage.Kind.VIEW, a.id(),
-                lease != null ? lease.slot() : a.core().layout().offset(), a.dtype().code(), a.shape(), a.strides(),
+                lease != null ? lease.slot() : a.core().layout().offset(), a.dtype().code(), a.core().layout().shape(),
+                a.core().layout().strides(), // the layout's own arrays: the message only reads them
                 a.core().segment().handleText(), Proc.selfIdent(), 0);
         // the slot's words are its pool's: a fault there is named after the pool's file
         boolean sent = protocol.send(m, lease == null ? null : owner -> a.core().segment().guard(() -> lease.moveTo(owner)), nanos, cancelled);
@@ -391,8 +398,14 @@ public final class ArrayQueue implements AutoCloseable {
     }
 
     private ArrayPool<?> poolOf(QueueMessage m) {
-        ArrayPool<?> pool = pools.computeIfAbsent(m.id(), id -> attachPool(parse(m.handle()),
-                DType.ofCode(m.dtypeCode())));
+        LastPool last = lastPool;
+        ArrayPool<?> pool;
+        if (last != null && last.id() == m.id()) {
+            pool = last.pool(); // most queues carry one pool's slots: no boxed key and no map look-up each time
+        } else {
+            pool = pools.computeIfAbsent(m.id(), id -> attachPool(parse(m.handle()), DType.ofCode(m.dtypeCode())));
+            lastPool = new LastPool(m.id(), pool);
+        }
         if (m.index() < 0 || m.index() >= pool.slots()) {
             throw new InvalidSegmentException("message names slot " + m.index() + " of pool " + m.handle()
                     + ", which has " + pool.slots());
@@ -421,7 +434,13 @@ public final class ArrayQueue implements AutoCloseable {
         return SharedNDArray.of(base.core().viewOf(m.index(), m.shape(), m.strides()));
     }
 
-    private synchronized void register(boolean asProducer) {
+    private void register(boolean asProducer) {
+        if ((asProducer ? peers.producer : peers.consumer) < 0) { // a monitor each send or receive costs two atomics
+            registerOnce(asProducer);
+        }
+    }
+
+    private synchronized void registerOnce(boolean asProducer) {
         if (asProducer && peers.producer < 0) {
             peers.producer = protocol.register(true);
         } else if (!asProducer && peers.consumer < 0) {

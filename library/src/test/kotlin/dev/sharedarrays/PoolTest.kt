@@ -1,5 +1,6 @@
 package dev.sharedarrays
 
+import dev.sharedarrays.internal.sync.PoolProtocol
 import dev.sharedarrays.testing.ChildJvm
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.core.spec.style.FunSpec
@@ -59,6 +60,21 @@ class PoolTest : FunSpec({
             pool.free() shouldBe 0
             other.close()
             pool.free() shouldBe 2
+        }
+    }
+
+    test("slots held through a pool object nothing keeps are freed by their process's exit, not left to reclaim") {
+        ArrayPool.create(F64.TYPE, 3, 16L).use { pool ->
+            ChildJvm("pool-drop-exit", pool.handle().toString(), "2").use { child ->
+                // the slots keep their pool object: its close at exit frees them
+                child.expectLine("HOLDING collected=") shouldBe "false"
+                val owners = { (0 until 3).map { PoolProtocol.owner(pool.control(), it) } }
+                owners().count { it != 0L } shouldBe 2
+                child.send("exit")
+                child.waitForExit() shouldBe 0
+                // the owner words themselves: free() would also reclaim a dead holder's slots, hiding a missed close
+                owners() shouldBe listOf(0L, 0L, 0L)
+            }
         }
     }
 

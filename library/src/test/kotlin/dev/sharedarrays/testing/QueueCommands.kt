@@ -13,6 +13,9 @@ import kotlin.random.Random
 /**
  * Child commands for pool and queue tests:
  *  - `pool-hold <pool> <n>`: acquire n slots of an F64 pool, print `HOLDING`, sleep
+ *  - `pool-drop-exit <pool> <n>`: acquire n slots of an F64 pool, keep only the slots (the pool object is
+ *     left to the collector), print `HOLDING collected=<bool>` (whether the pool object went), wait for
+ *     `exit` on stdin, then return from main without closing anything
  *  - `q-produce <queue> <pool> <producer> <count> <seed>`: send count messages: 9 in 10 a pool slot
  *     holding [producer, seq, seq * 3 ...], the rest a random view of a block of an F64 array of this
  *     process's (see [QueueMessages]); print `DONE`
@@ -33,6 +36,19 @@ object QueueCommands {
                 println("HOLDING")
                 System.out.flush()
                 Thread.sleep(Long.MAX_VALUE)
+            }
+            "pool-drop-exit" -> {
+                val (slots, pool) = holdThroughDroppedPool(args[1], args[2].toInt())
+                repeat(20) {
+                    if (pool.get() != null) {
+                        System.gc()
+                        Thread.sleep(10)
+                    }
+                }
+                println("HOLDING collected=${pool.get() == null}")
+                System.out.flush()
+                check(readlnOrNull() == "exit") { "expected exit" }
+                java.lang.ref.Reference.reachabilityFence(slots)
             }
             "q-produce" -> produce(args[1], args[2], args[3].toInt(), args[4].toInt(), args[5].toLong())
             "q-consume" -> consume(args[1], args[2])
@@ -78,6 +94,12 @@ object QueueCommands {
             else -> return false
         }
         return true
+    }
+
+    /** pool-drop-exit's slots, and a weak reference to the pool object they came from. */
+    private fun holdThroughDroppedPool(pool: String, n: Int): Pair<List<SharedNDArray<F64>>, java.lang.ref.WeakReference<ArrayPool<F64>>> {
+        val p = ArrayPool.attach(dev.sharedarrays.ArrayHandle.parse(pool), F64.TYPE)
+        return List(n) { p.acquire(Duration.ofSeconds(10)) } to java.lang.ref.WeakReference(p)
     }
 
     private fun produce(queue: String, pool: String, producer: Int, count: Int, seed: Long) {

@@ -19,6 +19,8 @@ import dev.sharedarrays.internal.segment.OutOfLineAccess;
 import dev.sharedarrays.internal.segment.Segment;
 import dev.sharedarrays.internal.sync.SlotLease;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.function.Consumer;
 
@@ -45,6 +47,16 @@ public final class ArrayCore {
     private final SlotLease lease;
     /** True for the slot's own array: closing it frees the slot, sending it moves the slot. */
     private final boolean ownsLease;
+    /** viewClosed's release stores: a closed view is seen by its own thread at once, and needs no fence. */
+    private static final VarHandle VIEW_CLOSED;
+
+    static {
+        try {
+            VIEW_CLOSED = MethodHandles.lookup().findVarHandle(ArrayCore.class, "viewClosed", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     public ArrayCore(Segment segment, DType<?> dtype) {
         this(segment, dtype, StridedLayout.contiguous(segment.facts().shape()), null, true, null, false);
@@ -135,10 +147,13 @@ public final class ArrayCore {
         return view(layout.transpose(perm));
     }
 
-    /** Slot {@code index} of a pool (this array) as an array of its own, which {@code lease} frees on close; unlocked. */
-    public ArrayCore slot(long index, SlotLease lease) {
+    /**
+     * A slot of a pool (this array), whose layout is {@code slotLayout} (the pool's {@code
+     * layout().select(0, index)}), as an array of its own, which {@code lease} frees on close; unlocked.
+     */
+    public ArrayCore slot(StridedLayout slotLayout, SlotLease lease) {
         checkOpen();
-        return new ArrayCore(segment, marker, layout.select(0, index), this, false, lease, true);
+        return new ArrayCore(segment, marker, slotLayout, this, false, lease, true);
     }
 
     /** The view a queue message describes; an InvalidSegmentException if it reaches outside this array. */
@@ -159,7 +174,7 @@ public final class ArrayCore {
 
     /** A pool slot that a queue took over: closed here without freeing the slot. */
     public void sent() {
-        viewClosed = true;
+        VIEW_CLOSED.setRelease(this, true);
     }
 
     /** The whole of this array (or view) with bulk operations that take no lock. */
@@ -313,7 +328,7 @@ public final class ArrayCore {
             }
         }
         if (base != null) {
-            viewClosed = true;
+            VIEW_CLOSED.setRelease(this, true);
         } else {
             segment.close();
         }

@@ -95,7 +95,7 @@ final class ProcessMutex {
 
     /** Lets go; always bumps the futex word, so a contender that read it before cannot sleep through this. */
     static void unlock(MemorySegment m, long off) {
-        LONG_VH.setVolatile(m, off, 0L);
+        LONG_VH.setRelease(m, off, 0L); // publication to the next holder; contenders sleep on seq, bumped next
         Futex.bump(m, off + 8, off + 12);
     }
 }

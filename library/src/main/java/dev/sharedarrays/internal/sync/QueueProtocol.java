@@ -174,7 +174,9 @@ public final class QueueProtocol {
                         throw new IllegalStateException("pool slot " + m.index() + " is not held by this process any more;"
                                 + " it was closed or sent already");
                     }
-                    LONG_VH.setVolatile(d, TAIL_OFFSET, tail + 1);
+                    // TAIL, HEAD and a cell's position publish to readers that load them (acquiring): release stores
+                    // suffice, and no one waits on them (waits are on the seq words, whose add and waiters look order)
+                    LONG_VH.setRelease(d, TAIL_OFFSET, tail + 1);
                     Futex.bump(d, PUT_SEQ_OFFSET, PUT_WAITERS_OFFSET);
                     return true;
                 }
@@ -257,7 +259,7 @@ public final class QueueProtocol {
                     checkNotCancelled(cancelled);
                     QueueMessage m = read(cellOffset(head, capacity), head);
                     boolean keep = m != null && (m.kind() != QueueMessage.Kind.POOL_SLOT || claimSlot.test(m));
-                    LONG_VH.setVolatile(d, HEAD_OFFSET, head + 1);
+                    LONG_VH.setRelease(d, HEAD_OFFSET, head + 1);
                     Futex.bump(d, TAKE_SEQ_OFFSET, TAKE_WAITERS_OFFSET);
                     if (keep) {
                         return m;
@@ -425,7 +427,7 @@ public final class QueueProtocol {
         }
         d.set(ValueLayout.JAVA_LONG, c + CELL_SENDER, m.sender());
         MemorySegment.copy(handle, 0, d, ValueLayout.JAVA_BYTE, c + CELL_HANDLE, handle.length);
-        LONG_VH.setVolatile(d, c + CELL_POSITION, position);
+        LONG_VH.setRelease(d, c + CELL_POSITION, position); // after the cell's words; readers load it first, acquiring
     }
 
     /** The message in a cell, or null if the cell does not hold a well-formed one (dropped). */
@@ -445,11 +447,28 @@ public final class QueueProtocol {
             shape[i] = d.get(ValueLayout.JAVA_LONG, c + CELL_SHAPE + 8L * i);
             strides[i] = d.get(ValueLayout.JAVA_LONG, c + CELL_STRIDES + 8L * i);
         }
-        byte[] handle = new byte[len];
-        MemorySegment.copy(d, ValueLayout.JAVA_BYTE, c + CELL_HANDLE, handle, 0, len);
         return new QueueMessage(kind, d.get(ValueLayout.JAVA_LONG, c + CELL_ID), d.get(ValueLayout.JAVA_LONG, c + CELL_INDEX),
-                d.get(ValueLayout.JAVA_INT, c + CELL_DTYPE), shape, strides, new String(handle, StandardCharsets.UTF_8),
+                d.get(ValueLayout.JAVA_INT, c + CELL_DTYPE), shape, strides, handleText(c + CELL_HANDLE, len),
                 d.get(ValueLayout.JAVA_LONG, c + CELL_SENDER), position);
+    }
+
+    private volatile Decoded lastRead;
+
+    /** The text of the handle bytes at off; the last one's String again when the bytes are the same. */
+    private String handleText(long off, int len) {
+        Decoded last = lastRead;
+        if (last != null && last.bytes().byteSize() == len
+                && MemorySegment.mismatch(d, off, off + len, last.bytes(), 0, len) < 0) {
+            return last.text();
+        }
+        byte[] handle = new byte[len];
+        MemorySegment.copy(d, ValueLayout.JAVA_BYTE, off, handle, 0, len);
+        String text = new String(handle, StandardCharsets.UTF_8);
+        lastRead = new Decoded(MemorySegment.ofArray(handle), text);
+        return text;
+    }
+
+    private record Decoded(MemorySegment bytes, String text) {
     }
 
     // ---------------------------------------------------------------- producers and consumers

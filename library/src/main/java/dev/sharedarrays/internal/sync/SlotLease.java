@@ -3,28 +3,52 @@ package dev.sharedarrays.internal.sync;
 import dev.sharedarrays.internal.os.Proc;
 
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * This process's hold on one pool slot, behind the slot's array: it ends exactly once, either by
  * freeing the slot (the array is closed) or by moving it into a queue (the array is sent).
  *
- * @param onEnd runs once when the lease ends either way (the pool instance's bookkeeping)
+ * When it ends either way, its entry in the pool instance's held leases is cleared (if still
+ * this lease). A state word rather than an AtomicInteger and no callback object: a lease is made
+ * per acquire and per receive, where every allocation is a share of a hand-off's time.
  */
 public final class SlotLease {
     private final MemorySegment control;
     private final int slot;
-    private final Runnable onEnd;
+    private final AtomicReferenceArray<SlotLease> held;
+    /** The pool instance: an open slot keeps it reachable, so that its close at exit still frees the slot. */
+    private final Object pool;
     private static final int ACTIVE = 0;
     private static final int MOVING = 1;
     private static final int ENDED = 2;
     /** ACTIVE, MOVING (a send is giving the slot away) or ENDED; a close during a move leaves the slot to the move. */
-    private final AtomicInteger state = new AtomicInteger(ACTIVE);
+    private volatile int state; // ACTIVE, its default: an initializer would be a volatile store
+    private static final VarHandle STATE;
 
-    public SlotLease(MemorySegment control, int slot, Runnable onEnd) {
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(SlotLease.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    public SlotLease(MemorySegment control, int slot, AtomicReferenceArray<SlotLease> held, Object pool) {
         this.control = control;
         this.slot = slot;
-        this.onEnd = onEnd;
+        this.held = held;
+        this.pool = pool;
+    }
+
+    private boolean changeState(int from, int to) {
+        return STATE.compareAndSet(this, from, to);
+    }
+
+    private void onEnd() {
+        held.compareAndSet(slot, this, null);
     }
 
     public int slot() {
@@ -32,24 +56,24 @@ public final class SlotLease {
     }
 
     public boolean isEnded() {
-        return state.get() == ENDED;
+        return state == ENDED;
     }
 
     /** Frees the slot, unless the lease has ended or a send is moving it. */
     public void release() {
-        if (state.compareAndSet(ACTIVE, ENDED)) {
+        if (changeState(ACTIVE, ENDED)) {
             try {
                 PoolProtocol.release(control, slot, Proc.selfIdent());
             } finally {
-                onEnd.run();
+                onEnd();
             }
         }
     }
 
     /** Ends the lease without freeing the slot: the pool's words went with its truncated file. */
     public void drop() {
-        if (state.compareAndSet(ACTIVE, ENDED)) {
-            onEnd.run();
+        if (changeState(ACTIVE, ENDED)) {
+            onEnd();
         }
     }
 
@@ -58,15 +82,15 @@ public final class SlotLease {
      * process no longer owns the slot or the lease has ended.
      */
     public boolean moveTo(long owner) {
-        if (!state.compareAndSet(ACTIVE, MOVING)) {
+        if (!changeState(ACTIVE, MOVING)) {
             return false;
         }
         if (!PoolProtocol.move(control, slot, Proc.selfIdent(), owner)) {
-            state.set(ACTIVE);
+            state = ACTIVE;
             return false;
         }
-        state.set(ENDED);
-        onEnd.run();
+        STATE.setRelease(this, ENDED); // readers load it, acquiring; nothing here waits on it (no store-load order)
+        onEnd();
         return true;
     }
 }
