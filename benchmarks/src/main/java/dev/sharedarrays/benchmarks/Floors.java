@@ -60,18 +60,49 @@ final class Floors {
         return out;
     }
 
+    /**
+     * The spinning floor now, {p50 ns, p99 ns, count}, or null without the program: measured again after
+     * each row, as the host may move the VM's vCPUs nearer or farther apart within a run (docs/BENCHMARKS.md).
+     */
+    static long[] spinNow(String program) throws InterruptedException {
+        if (program == null) {
+            return null;
+        }
+        try {
+            Process p = new ProcessBuilder(program, "20000", "spin").redirectErrorStream(true).start();
+            long[] v = null;
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = in.readLine()) != null; ) {
+                    String[] f = line.trim().split(" ");
+                    if (f.length == 4 && f[0].equals("spin")) {
+                        v = new long[] {Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3])};
+                    }
+                }
+            }
+            p.waitFor();
+            return v;
+        } catch (IOException | NumberFormatException e) {
+            return null;
+        }
+    }
+
     /** Our round trips' p50 and p99 as multiples of the spinning and the blocking floor. */
-    static void printBeside(Map<String, long[]> floor, int[] sizesMb, double[][] ours) {
+    static void printBeside(Map<String, long[]> floor, int[] sizesMb, double[][] ours, long[][] spinAfter) {
         long[] spin = floor.get("spin");
         long[] futex = floor.get("futex");
         if (spin == null || futex == null) {
             return;
         }
-        System.out.println("   ours against the floors (ratio of p50 to p50, p99 to p99):");
-        System.out.printf("   %6s %12s %12s %12s %12s%n", "MiB", "p50/spin", "p50/futex", "p99/spin", "p99/futex");
+        System.out.println("   ours against the floors (ratio of p50 to p50, p99 to p99; spin then: the spinning floor");
+        System.out.println("   measured again right after the row, and our p50 over it):");
+        System.out.printf("   %6s %12s %12s %12s %12s %14s %14s%n", "MiB", "p50/spin", "p50/futex", "p99/spin", "p99/futex",
+                "spin then p50", "p50/spin then");
         for (int k = 0; k < sizesMb.length; k++) {
-            System.out.printf(Locale.ROOT, "   %6d %11.1fx %11.1fx %11.1fx %11.1fx%n", sizesMb[k], ours[k][0] * 1e3 / spin[0],
-                    ours[k][0] * 1e3 / futex[0], ours[k][1] * 1e3 / spin[1], ours[k][1] * 1e3 / futex[1]);
+            long[] then = spinAfter[k];
+            System.out.printf(Locale.ROOT, "   %6d %11.1fx %11.1fx %11.1fx %11.1fx %14s %14s%n", sizesMb[k], ours[k][0] * 1e3 / spin[0],
+                    ours[k][0] * 1e3 / futex[0], ours[k][1] * 1e3 / spin[1], ours[k][1] * 1e3 / futex[1],
+                    then == null ? "" : String.format(Locale.ROOT, "%.2f µs", then[0] / 1e3),
+                    then == null ? "" : String.format(Locale.ROOT, "%.1fx", ours[k][0] * 1e3 / then[0]));
         }
     }
 }
