@@ -81,6 +81,10 @@ static long *round_trips(struct shared *s, int n, int spin, const int *silence_m
     atomic_store(&s->ping, 0);
     atomic_store(&s->pong, 0);
     pid_t child = fork();
+    if (child < 0) {
+        perror("floors: fork");
+        exit(1);
+    }
     if (child == 0) {
         for (int i = 1; i <= warm + n; i++) {
             await_change(&s->ping, i - 1, spin);
@@ -112,6 +116,10 @@ static long *one_way_busy(struct shared *s, int n, long pace_ns) {
     atomic_store(&s->ping, 0);
     atomic_store(got, 0);
     pid_t child = fork();
+    if (child < 0) {
+        perror("floors: fork");
+        exit(1);
+    }
     if (child == 0) {
         for (int i = 1; i <= warm + n; i++) {
             await_change(&s->ping, i - 1, 0);

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The machine's floors for a hand-off between two processes, from {@code benchmarks/native/floors.c}
@@ -60,28 +61,39 @@ final class Floors {
         return out;
     }
 
+    /** How long a spin measure may take: about 20 ms on two cores; on one, each hand-off waits for a preemption. */
+    private static final long SPIN_NOW_SECONDS = 10;
+
     /**
-     * The spinning floor now, {p50 ns, p99 ns, count}, or null without the program: measured again after
-     * each row, as the host may move the VM's vCPUs nearer or farther apart within a run (docs/BENCHMARKS.md).
+     * The spinning floor now, {p50 ns, p99 ns, count}, or null (without the program, on one core, or after
+     * {@link #SPIN_NOW_SECONDS}): measured again after each row, as the host may move the VM's vCPUs nearer
+     * or farther apart within a run (docs/BENCHMARKS.md).
      */
     static long[] spinNow(String program) throws InterruptedException {
-        if (program == null) {
+        if (program == null || Runtime.getRuntime().availableProcessors() < 2) {
             return null;
         }
         try {
             Process p = new ProcessBuilder(program, "20000", "spin").redirectErrorStream(true).start();
+            if (!p.waitFor(SPIN_NOW_SECONDS, TimeUnit.SECONDS)) { // its few lines fit the pipe: read them after
+                p.destroyForcibly().waitFor();
+                System.out.println("floors: the spin measure ran past " + SPIN_NOW_SECONDS + " s and was stopped");
+                return null;
+            }
             long[] v = null;
             try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
                 for (String line; (line = in.readLine()) != null; ) {
                     String[] f = line.trim().split(" ");
                     if (f.length == 4 && f[0].equals("spin")) {
                         v = new long[] {Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3])};
+                    } else {
+                        System.out.println("floors: " + line);
                     }
                 }
             }
-            p.waitFor();
             return v;
         } catch (IOException | NumberFormatException e) {
+            System.out.println("floors: the spin measure failed (" + e.getMessage() + ")");
             return null;
         }
     }

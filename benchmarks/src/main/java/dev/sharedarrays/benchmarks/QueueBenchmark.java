@@ -29,6 +29,7 @@ import java.util.regex.Pattern;
  * wake-up latency of {@code awaitChange}. The other end is always a child JVM.
  *
  * <pre>bin/bench queue [--sizes-mb 1,10,100,500,1000] [--iterations 2000] [--python-seconds 20] [--worker-cpus LIST]</pre>
+ * ({@code --floors PROGRAM}: benchmarks/native/floors.c built, which bin/bench passes when it has a C compiler)
  * ({@code --worker-cpus}: the child JVMs run under {@code taskset -c LIST}; with {@code taskset -c 0 bin/bench queue}, LIST 0
  * puts both ends of a round trip on one core, LIST 1 on two)
  */
@@ -66,7 +67,7 @@ public final class QueueBenchmark {
                 case "--worker-cpus" -> workerCpus = args[++i];
                 default -> {
                     System.err.println("usage: bin/bench queue [--sizes-mb 1,10,100,500,1000] [--iterations 2000] [--python-seconds 20]"
-                            + " [--worker-cpus LIST]");
+                            + " [--worker-cpus LIST] [--floors PROGRAM (bin/bench passes benchmarks/target/floors)]");
                     System.exit(2);
                 }
             }
@@ -88,8 +89,8 @@ public final class QueueBenchmark {
         long[] kibSpin = Floors.spinNow(floors);
         double mibRate = throughput(131072);
         long[] mibSpin = Floors.spinNow(floors);
-        System.out.printf(Locale.ROOT, "   %-10s %,16.0f %10.2f   %s%n", "1 KiB", kibRate, kibRate * 1024 / 1e9, spinThen(kibSpin));
-        System.out.printf(Locale.ROOT, "   %-10s %,16.0f %10.2f   %s%n", "1 MiB", mibRate, mibRate * 1048576 / 1e9, spinThen(mibSpin));
+        System.out.printf(Locale.ROOT, "   %-10s %,16.0f %10.2f%s%n", "1 KiB", kibRate, kibRate * 1024 / 1e9, spinThen(kibSpin, "   "));
+        System.out.printf(Locale.ROOT, "   %-10s %,16.0f %10.2f%s%n", "1 MiB", mibRate, mibRate * 1048576 / 1e9, spinThen(mibSpin, "   "));
 
         System.out.printf("%n3. one-way latency, producer JVM -> this JVM, 1 KiB slots: nanoTime stamped into the slot just%n"
                 + "   before send, read right after receive returns (CLOCK_MONOTONIC in both JVMs); the producer spins%n"
@@ -122,10 +123,10 @@ public final class QueueBenchmark {
         double worstP99 = Arrays.stream(trips).mapToDouble(t -> t[1]).max().orElse(Double.NaN);
         System.out.println("\ngoals");
         goal("round-trip p50 <= 1.5 µs at every size", worstP50 <= 1.5, "worst p50 " + us(worstP50) + " µs"
-                + " " + spinThen(spinAfterTrips[worst]));
+                + spinThen(spinAfterTrips[worst], " "));
         goal("round-trip p99 <= 5 µs at every size", worstP99 <= 5, "worst p99 " + us(worstP99) + " µs");
         goal(">= 2,000,000 messages/s at 1 KiB", kibRate >= 2e6, String.format(Locale.ROOT, "%,.0f/s", kibRate)
-                + " " + spinThen(kibSpin));
+                + spinThen(kibSpin, " "));
         // the latency goals must hold whether the other side still spins or already sleeps
         goal("one-way p99 <= 20 µs", Math.max(oneWay[1], oneWaySlow[1]) <= 20,
                 "p99 " + us(oneWay[1]) + " µs paced 50 µs, " + us(oneWaySlow[1]) + " µs paced 1 ms"
@@ -171,9 +172,9 @@ public final class QueueBenchmark {
     /** The spinning floor measured right after each size's round trips (null entries without the program). */
     private static long[][] spinAfterTrips;
 
-    /** "(a cache line's round trip right after: x µs)" for a row, or "" without a measure. */
-    private static String spinThen(long[] spin) {
-        return spin == null ? "" : String.format(Locale.ROOT, "(a cache line's round trip right after: %.2f µs)", spin[0] / 1e3);
+    /** gap + "(a cache line's round trip right after: x µs)" for a row, or "" without a measure. */
+    private static String spinThen(long[] spin, String gap) {
+        return spin == null ? "" : String.format(Locale.ROOT, "%s(a cache line's round trip right after: %.2f µs)", gap, spin[0] / 1e3);
     }
 
     /** A warm-up that ends once this JVM's JIT has compiled nothing for this long (and both other bounds hold). */
