@@ -28,16 +28,7 @@ final class Floors {
         }
         try {
             Process p = new ProcessBuilder(program, "20000", "1,10,100").redirectErrorStream(true).start();
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line; (line = in.readLine()) != null; ) {
-                    String[] f = line.trim().split(" ");
-                    if (f.length == 4) {
-                        out.put(f[0], new long[] {Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3])});
-                    } else {
-                        System.out.println("floors: " + line);
-                    }
-                }
-            }
+            readLines(p, out);
             p.waitFor();
         } catch (IOException | NumberFormatException e) {
             System.out.println("floors: not measured (" + e.getMessage() + ")");
@@ -80,21 +71,26 @@ final class Floors {
                 System.out.println("floors: the spin measure ran past " + SPIN_NOW_SECONDS + " s and was stopped");
                 return null;
             }
-            long[] v = null;
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line; (line = in.readLine()) != null; ) {
-                    String[] f = line.trim().split(" ");
-                    if (f.length == 4 && f[0].equals("spin")) {
-                        v = new long[] {Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3])};
-                    } else {
-                        System.out.println("floors: " + line);
-                    }
-                }
-            }
-            return v;
+            Map<String, long[]> out = new LinkedHashMap<>();
+            readLines(p, out);
+            return out.get("spin");
         } catch (IOException | NumberFormatException e) {
             System.out.println("floors: the spin measure failed (" + e.getMessage() + ")");
             return null;
+        }
+    }
+
+    /** Puts each of the program's floor lines (name p50_ns p99_ns count) into out; prints any other line. */
+    private static void readLines(Process p, Map<String, long[]> out) throws IOException {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = in.readLine()) != null; ) {
+                String[] f = line.trim().split(" ");
+                if (f.length == 4) {
+                    out.put(f[0], new long[] {Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3])});
+                } else {
+                    System.out.println("floors: " + line);
+                }
+            }
         }
     }
 

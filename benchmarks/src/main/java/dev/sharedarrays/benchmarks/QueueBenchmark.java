@@ -76,8 +76,7 @@ public final class QueueBenchmark {
                 Runtime.version(), Runtime.getRuntime().availableProcessors());
 
         Map<String, long[]> floor = Floors.measure(floors);
-        floorsProgram = floors;
-        double[][] trips = roundTrips(sizes, iterations);
+        double[][] trips = roundTrips(sizes, iterations, floors);
         printRoundTrips(sizes, iterations, trips, python(sizes, iterations, pythonSeconds));
         Floors.printBeside(floor, sizes, trips, spinAfterTrips);
 
@@ -137,8 +136,11 @@ public final class QueueBenchmark {
 
     // ---- 1. round trips ----
 
-    /** {p50, p99, max} in µs per size: we send on q1, the worker sends the same slot back on q2. */
-    private static double[][] roundTrips(int[] sizesMb, int iterations) throws IOException, InterruptedException {
+    /**
+     * {p50, p99, max} in µs per size: we send on q1, the worker sends the same slot back on q2. With the
+     * floors program, each size's cache-line floor right after it goes to {@link #spinAfterTrips}.
+     */
+    private static double[][] roundTrips(int[] sizesMb, int iterations, String floors) throws IOException, InterruptedException {
         double[][] result = new double[sizesMb.length][];
         spinAfterTrips = new long[sizesMb.length][];
         try (ArrayQueue q1 = ArrayQueue.create(2); ArrayQueue q2 = ArrayQueue.create(2)) {
@@ -152,7 +154,7 @@ public final class QueueBenchmark {
                             ns[i] = trip(pool, q1, q2, i);
                         }
                         result[k] = percentiles(ns);
-                        spinAfterTrips[k] = Floors.spinNow(floorsProgram); // the worker waits meanwhile, asleep after 50 µs
+                        spinAfterTrips[k] = Floors.spinNow(floors); // the worker waits meanwhile, asleep after 50 µs
                         if (k == 0) {
                             afterSilence = silentTrips(pool, q1, q2);
                         }
@@ -167,8 +169,6 @@ public final class QueueBenchmark {
         return result;
     }
 
-    /** benchmarks/native/floors, or null. */
-    private static String floorsProgram;
     /** The spinning floor measured right after each size's round trips (null entries without the program). */
     private static long[][] spinAfterTrips;
 
