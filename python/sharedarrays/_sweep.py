@@ -56,13 +56,18 @@ def sweep(dry_run: bool = False, directories: list[str] | None = None) -> list[s
     """
     removed = []
     for d in _scan.scan_directories() if directories is None else directories:
-        for p in _files(d):
-            try:
-                temp = os.path.basename(p).startswith(_segment.TEMP_PREFIX)
-                if _sweep_temp(p, dry_run) if temp else _sweep_segment(p, dry_run):
-                    removed.append(p)
-            except Exception:
-                pass  # not ours, damaged, or gone meanwhile: never touched, never fatal
+        files = _files(d)
+        # segments first: a create killed between its link and its unlink leaves its temporary name as a
+        # second link of the segment; once the segment is removed, that name has one link and goes too
+        for temps in (False, True):
+            for p in files:
+                if os.path.basename(p).startswith(_segment.TEMP_PREFIX) != temps:
+                    continue
+                try:
+                    if _sweep_temp(p, dry_run) if temps else _sweep_segment(p, dry_run):
+                        removed.append(p)
+                except Exception:
+                    pass  # not ours, damaged, or gone meanwhile: never touched, never fatal
     return removed
 
 

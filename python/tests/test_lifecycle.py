@@ -138,6 +138,21 @@ def test_sweep_removes_only_provable_leftovers_of_dead_creates(shm_dir):
             os.unlink(shm_dir / n)
 
 
+def test_one_sweep_removes_a_create_killed_between_link_and_unlink(shm_dir):
+    """The killed create's temporary name is a second link of its segment: it goes once the segment is gone."""
+    (path,) = held_by_killed_peer("1", "100")
+    pid, start = dead_process()
+    temp = str(shm_dir / f".sa-tmp-{pid}-{start}-00000012")
+    os.link(path, temp)
+    try:
+        assert sorted(sweep_here(shm_dir)) == sorted([path, temp])
+        assert os.listdir(shm_dir) == []
+    finally:
+        for p in (path, temp):
+            if os.path.exists(p):
+                os.unlink(p)
+
+
 def test_a_temp_file_a_live_process_holds_stays(shm_dir):
     import fcntl
     pid, start = dead_process()

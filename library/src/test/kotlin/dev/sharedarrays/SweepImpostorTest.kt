@@ -104,4 +104,29 @@ class SweepImpostorTest : FunSpec({
             dir.deleteRecursively()
         }
     }
+
+    test("one sweep removes a create killed between its link and its unlink: the segment, then its temporary name") {
+        val dir = Files.createDirectory(File("/dev/shm/sa-linked-${ProcessHandle.current().pid()}-${System.nanoTime()}").toPath(),
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"))).toFile()
+        val env = mapOf("SHARED_ARRAYS_DIR" to dir.absolutePath, "SHARED_ARRAYS_AUTO_SWEEP" to "0")
+        try {
+            val segment = File(dir, "linked")
+            ChildJvm("agent", env = env).use { c ->
+                c.send("create linked OWNER")
+                c.expectLine("CREATED ")
+                c.kill()
+            }
+            // the state such a create leaves: its temporary name is a second link of the segment
+            val temp = File(dir, ".sa-tmp-999999999-1-00000012")
+            Files.createLink(temp.toPath(), segment.toPath())
+            ChildJvm("cli", "sweep", env = env).use { c ->
+                c.expectLine("EXIT ").toInt() shouldBe 0
+                c.output() shouldContain segment.name
+                c.output() shouldContain temp.name
+            }
+            dir.list()!!.toList() shouldBe emptyList()
+        } finally {
+            dir.deleteRecursively()
+        }
+    }
 })

@@ -71,14 +71,20 @@ public final class Sweeper {
             } catch (SharedArrayException e) {
                 continue; // an unreadable directory has nothing we may remove
             }
-            for (Path p : files) {
-                try {
-                    boolean temp = Names.isTemp(p.getFileName().toString());
-                    if (temp ? sweepTemp(p, dryRun) : sweepSegment(p, dryRun, before)) {
-                        removed.add(p);
+            // segments first: a create killed between its link and its unlink leaves its temporary name as a
+            // second link of the segment; once the segment is removed, that name has one link and goes too
+            for (boolean temps : new boolean[] {false, true}) {
+                for (Path p : files) {
+                    if (Names.isTemp(p.getFileName().toString()) != temps) {
+                        continue;
                     }
-                } catch (RuntimeException e) {
-                    // not ours, damaged, or gone meanwhile: never touched, never fatal
+                    try {
+                        if (temps ? sweepTemp(p, dryRun) : sweepSegment(p, dryRun, before)) {
+                            removed.add(p);
+                        }
+                    } catch (RuntimeException e) {
+                        // not ours, damaged, or gone meanwhile: never touched, never fatal
+                    }
                 }
             }
         }
