@@ -55,6 +55,7 @@ def sweep(dry_run: bool = False, directories: list[str] | None = None) -> list[s
     in a removed queue are given back to their pools first.
     """
     removed = []
+    would_unlink: dict[tuple[int, int], int] = {}  # a dry run's names per (st_dev, st_ino): links counted as a sweep would
     for d in _scan.scan_directories() if directories is None else directories:
         files = _files(d)
         # segments first: a create killed between its link and its unlink leaves its temporary name as a
@@ -64,7 +65,7 @@ def sweep(dry_run: bool = False, directories: list[str] | None = None) -> list[s
                 if os.path.basename(p).startswith(_segment.TEMP_PREFIX) != temps:
                     continue
                 try:
-                    if _sweep_temp(p, dry_run) if temps else _sweep_segment(p, dry_run):
+                    if _sweep_temp(p, dry_run, would_unlink) if temps else _sweep_segment(p, dry_run, would_unlink):
                         removed.append(p)
                 except Exception:
                     pass  # not ours, damaged, or gone meanwhile: never touched, never fatal
@@ -86,7 +87,7 @@ def _unlink(p: str) -> None:
         pass
 
 
-def _sweep_segment(p: str, dry_run: bool) -> bool:
+def _sweep_segment(p: str, dry_run: bool, would_unlink: dict[tuple[int, int], int]) -> bool:
     fd = _segment.open_checked(p, "sweep", read_write=False)
     try:
         info = _scan.read_fd(fd, p)
@@ -94,9 +95,13 @@ def _sweep_segment(p: str, dry_run: bool) -> bool:
         # SHARED ones exist only since the flocks, and their creator may have closed them long ago
         if info.lifetime == "persistent" or (info.lifetime != "shared" and info.in_use):
             return False
-        if not _try_exclusive(fd) or not _segment._named_by(os.fstat(fd), p):
+        s = os.fstat(fd)
+        if not _try_exclusive(fd) or not _segment._named_by(s, p):
             return False
-        if not dry_run:
+        if dry_run:
+            key = (s.st_dev, s.st_ino)
+            would_unlink[key] = would_unlink.get(key, 0) + 1
+        else:
             if info.kind == "queue":
                 _dead_queue.free_slots(fd, info.bytes)
             _unlink(p)
@@ -114,7 +119,7 @@ def temp_creator(name: str) -> tuple[int, int] | None:
     return (pid, start) if pid < 1 << 63 and start < 1 << 63 else None
 
 
-def _sweep_temp(p: str, dry_run: bool) -> bool:
+def _sweep_temp(p: str, dry_run: bool, would_unlink: dict[tuple[int, int], int]) -> bool:
     """A create's temporary file, removed only if it provably is one whose creator died (PROTOCOL.md section 7)."""
     creator = temp_creator(os.path.basename(p))
     if creator is None or _proc.is_alive(*creator):
@@ -131,7 +136,7 @@ def _sweep_temp(p: str, dry_run: bool) -> bool:
             return False
         # looked at under the lock: no create is writing it any more
         s = os.fstat(fd)
-        if s.st_nlink != 1:
+        if s.st_nlink - would_unlink.get((s.st_dev, s.st_ino), 0) != 1:
             return False
         if not (s.st_size == 0 or s.st_size % D.PAGE == 0 and is_header_page(os.pread(fd, D.DATA_OFFSET, 0))):
             return False

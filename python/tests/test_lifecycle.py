@@ -139,16 +139,24 @@ def test_sweep_removes_only_provable_leftovers_of_dead_creates(shm_dir):
 
 
 def test_one_sweep_removes_a_create_killed_between_link_and_unlink(shm_dir):
-    """The killed create's temporary name is a second link of its segment: it goes once the segment is gone."""
+    """The killed create's temporary name is a second link of its segment: it goes once the segment is gone.
+
+    A dry run counts the links as the sweep would; a temporary name whose other link is a segment that stays
+    (persistent) stays too."""
     (path,) = held_by_killed_peer("1", "100")
+    (kept,) = held_by_killed_peer("1", "100", "persistent")
     pid, start = dead_process()
     temp = str(shm_dir / f".sa-tmp-{pid}-{start}-00000012")
+    kept_temp = str(shm_dir / f".sa-tmp-{pid}-{start}-00000013")
     os.link(path, temp)
+    os.link(kept, kept_temp)
     try:
-        assert sorted(sweep_here(shm_dir)) == sorted([path, temp])
-        assert os.listdir(shm_dir) == []
+        assert sweep_here(shm_dir, dry_run=True) == [path, temp]
+        assert all(os.path.exists(p) for p in (path, temp))
+        assert sweep_here(shm_dir) == [path, temp]
+        assert sorted(os.listdir(shm_dir)) == sorted(os.path.basename(p) for p in (kept, kept_temp))
     finally:
-        for p in (path, temp):
+        for p in (path, temp, kept, kept_temp):
             if os.path.exists(p):
                 os.unlink(p)
 

@@ -17,7 +17,9 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
@@ -64,6 +66,8 @@ public final class Sweeper {
      */
     public static List<Path> sweep(List<Path> directories, boolean dryRun, BeforeRemove before) {
         List<Path> removed = new ArrayList<>();
+        // a dry run unlinks nothing: the names it would have removed, per file, so that it counts links as a sweep would
+        Map<Inode, Integer> wouldUnlink = new HashMap<>();
         for (Path dir : directories) {
             List<Path> files;
             try {
@@ -79,7 +83,7 @@ public final class Sweeper {
                         continue;
                     }
                     try {
-                        if (temps ? sweepTemp(p, dryRun) : sweepSegment(p, dryRun, before)) {
+                        if (temps ? sweepTemp(p, dryRun, wouldUnlink) : sweepSegment(p, dryRun, before, wouldUnlink)) {
                             removed.add(p);
                         }
                     } catch (RuntimeException e) {
@@ -91,7 +95,11 @@ public final class Sweeper {
         return removed;
     }
 
-    private static boolean sweepSegment(Path p, boolean dryRun, BeforeRemove before) {
+    /** A file, for a dry run's count of the names it would have unlinked. */
+    private record Inode(long dev, long ino) {
+    }
+
+    private static boolean sweepSegment(Path p, boolean dryRun, BeforeRemove before, Map<Inode, Integer> wouldUnlink) {
         try (SegmentFile f = SegmentFile.open(p, false, uid -> false, "sweep")) {
             SegmentInfo info = SegmentScan.read(f, null);
             // the records only hold back segments that older versions (no flock) may still use;
@@ -102,7 +110,9 @@ public final class Sweeper {
             if (!f.tryLockExclusive() || !f.stillNamed()) {
                 return false;
             }
-            if (!dryRun) {
+            if (dryRun) {
+                wouldUnlink.merge(new Inode(f.stat().dev(), f.stat().ino()), 1, Integer::sum);
+            } else {
                 show(f, info, before);
                 unlink(f.path());
             }
@@ -141,7 +151,7 @@ public final class Sweeper {
      * header page (a create writes it first, in one write). Anything else under such a name (a text file, a
      * copy of another file, a .npy file numpy wrote) is not ours and stays.
      */
-    private static boolean sweepTemp(Path p, boolean dryRun) {
+    private static boolean sweepTemp(Path p, boolean dryRun, Map<Inode, Integer> wouldUnlink) {
         long[] creator = Names.tempCreator(p.getFileName().toString());
         if (creator == null || Proc.isAlive(creator[0], creator[1])) {
             return false;
@@ -152,7 +162,8 @@ public final class Sweeper {
             }
             // looked at under the lock: no create is writing it any more
             FileStat s = Libc.fstat(f.fd(), p.toString());
-            if (s.nlink() != 1 || !(s.size() == 0 || s.size() % SegmentDescriptor.PAGE == 0 && startsWithHeaderPage(f))) {
+            long links = s.nlink() - wouldUnlink.getOrDefault(new Inode(s.dev(), s.ino()), 0);
+            if (links != 1 || !(s.size() == 0 || s.size() % SegmentDescriptor.PAGE == 0 && startsWithHeaderPage(f))) {
                 return false;
             }
             return removeLocked(f, dryRun);
