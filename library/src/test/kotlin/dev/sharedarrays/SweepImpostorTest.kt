@@ -27,6 +27,11 @@ class SweepImpostorTest : FunSpec({
         withClue(out) { p.exitValue() shouldBe 0 }
     }
 
+    /** A new directory of this user's alone (0700) under /dev/shm, named after the prefix, this JVM and the clock. */
+    fun privateShmDir(prefix: String): File =
+        Files.createDirectory(File("/dev/shm/$prefix-${ProcessHandle.current().pid()}-${System.nanoTime()}").toPath(),
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"))).toFile()
+
     /** SIGKILLs create loops until one leaves a temporary file behind; returns it. */
     fun killedCreate(dir: File): File {
         val env = mapOf("SHARED_ARRAYS_DIR" to dir.absolutePath, "SHARED_ARRAYS_AUTO_SWEEP" to "0")
@@ -50,8 +55,7 @@ class SweepImpostorTest : FunSpec({
     }
 
     test("impostors named like a dead create's temporary file survive sweep and auto-sweep; a SIGKILLed create's file is removed") {
-        val dir = Files.createDirectory(File("/dev/shm/sa-impostor-${ProcessHandle.current().pid()}-${System.nanoTime()}").toPath(),
-            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"))).toFile()
+        val dir = privateShmDir("sa-impostor")
         val env = mapOf("SHARED_ARRAYS_DIR" to dir.absolutePath)
         try {
             val dead = ".sa-tmp-999999999-1-"
@@ -106,8 +110,7 @@ class SweepImpostorTest : FunSpec({
     }
 
     test("one sweep removes a create killed between its link and its unlink: the segment, then its temporary name") {
-        val dir = Files.createDirectory(File("/dev/shm/sa-linked-${ProcessHandle.current().pid()}-${System.nanoTime()}").toPath(),
-            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"))).toFile()
+        val dir = privateShmDir("sa-linked")
         val env = mapOf("SHARED_ARRAYS_DIR" to dir.absolutePath, "SHARED_ARRAYS_AUTO_SWEEP" to "0")
         try {
             val segment = File(dir, "linked")
